@@ -1,0 +1,88 @@
+# Mnemolis — two commands: `make run` and `make test`. Everything they need is
+# built here on first use and kept in .venv/ (stamp files make re-runs free).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PYTHON ?=
+export PYTHON
+PY := $(shell PYTHON="$(PYTHON)" .ci/find-python)
+ifeq ($(PY),)
+$(error Python 3.13 not found: run make PYTHON=/path/to/python3.13)
+endif
+
+VENV := .venv
+SV := $(VENV)/server
+HV := $(VENV)/ha
+SPY := $(SV)/bin/python
+HPY := $(HV)/bin/python
+PIP_FLAGS := --disable-pip-version-check --progress-bar off
+OUT := test-output
+HOST ?= 127.0.0.1
+PORT ?= 8888
+DATA_DIR ?= ./data
+# Heavy native builds (llama-cpp-python) use both cores.
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: help run test lint test-server test-integration venv system bench soak clean
+
+help:
+	@echo "make run    start the Mnemolis server on $(HOST):$(PORT) (data in $(DATA_DIR))"
+	@echo "make test   lint, type-check and run every test suite"
+	@echo "make bench  run the benchmarks and print their tables"
+
+$(SV)/.stamp: addon/pyproject.toml pyproject.toml
+	@echo ">> building server environment in $(SV) with $(PY)"
+	@[ -x $(SPY) ] || $(PY) -m venv $(SV)
+	$(SPY) -m pip install $(PIP_FLAGS) -q --upgrade "pip>=25.1"
+	$(SPY) -m pip install $(PIP_FLAGS) -e ./addon --group server-test
+	@touch $@
+
+$(HV)/.stamp: pyproject.toml .ci/ha-constraints.txt
+	@echo ">> building Home Assistant environment in $(HV) with $(PY)"
+	@[ -x $(HPY) ] || $(PY) -m venv $(HV)
+	$(HPY) -m pip install $(PIP_FLAGS) -q --upgrade "pip>=25.1"
+	$(HPY) -m pip install $(PIP_FLAGS) -c .ci/ha-constraints.txt --group ha-test
+	@touch $@
+
+# Debian packages the tests drive for real (kiwix-serve, headless Chromium).
+$(VENV)/.system.stamp: .ci/system-deps
+	@mkdir -p $(VENV)
+	bash .ci/system-deps
+	@touch $@
+
+venv: $(SV)/.stamp $(HV)/.stamp
+system: $(VENV)/.system.stamp
+
+run: $(SV)/.stamp
+	$(SV)/bin/mnemolis serve --host $(HOST) --port $(PORT) --data-dir $(DATA_DIR)
+
+lint: $(SV)/.stamp
+	$(SV)/bin/ruff check .
+	$(SV)/bin/ruff format --check .
+	cd addon && ../$(SV)/bin/mypy
+
+test-server: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
+	@mkdir -p $(OUT)
+	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) -m pytest tests/server tests/packaging \
+		--junitxml=$(OUT)/server.xml --cov=mnemolis --cov-report=term:skip-covered \
+		--cov-report=xml:$(OUT)/coverage-server.xml $(PYTEST_ARGS)
+
+test-integration: $(SV)/.stamp $(HV)/.stamp
+	@mkdir -p $(OUT)
+	MNEMOLIS_SERVER_VENV=$(abspath $(SV)) $(HPY) -m pytest tests/integration -p no:cacheprovider \
+		--junitxml=$(OUT)/integration.xml --cov=custom_components.mnemolis \
+		--cov-report=term:skip-covered --cov-report=xml:$(OUT)/coverage-integration.xml $(PYTEST_ARGS)
+
+# Every suite runs even when an earlier one fails; one summary at the end.
+test: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
+	@rc=0; \
+	$(MAKE) --no-print-directory lint || rc=1; \
+	$(MAKE) --no-print-directory test-server || rc=1; \
+	$(MAKE) --no-print-directory test-integration || rc=1; \
+	$(SPY) .ci/summary $(OUT)/server.xml $(OUT)/integration.xml || rc=1; \
+	exit $$rc
+
+bench: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
+	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -1,0 +1,11 @@
+"""REST route modules; each owns a RouteTable and the app registers them all."""
+
+from __future__ import annotations
+
+from . import health, search, sources
+from .registry import Access, Endpoint, RouteTable
+
+# Add a module here to expose its routes (and document them in /openapi.json).
+ROUTE_TABLES: list[RouteTable] = [health.routes, search.routes, sources.routes]
+
+__all__ = ["ROUTE_TABLES", "Access", "Endpoint", "RouteTable"]

@@ -1,0 +1,120 @@
+"""Route table with access levels and OpenAPI metadata in one place."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel
+
+from ..errors import InvalidArgument, PayloadTooLarge
+from ..requests import parse_request
+from . import keys
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class Access(StrEnum):
+    """Who may call a route: anyone, a read key, or the full key."""
+
+    PUBLIC = "public"
+    READ = "read"
+    WRITE = "write"
+
+
+@dataclass(slots=True)
+class Endpoint:
+    """One HTTP route: method, path, handler, access level and its documentation."""
+
+    method: str
+    path: str
+    handler: Handler
+    access: Access
+    summary: str
+    tag: str
+    body: type[BaseModel] | None = None
+    query: dict[str, str] = field(default_factory=dict)
+    response: dict[str, Any] | None = None
+    openapi: bool = True
+
+
+class RouteTable:
+    """Collects a module's endpoints; the app factory registers them all."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.endpoints: list[Endpoint] = []
+
+    def route(
+        self,
+        method: str,
+        path: str,
+        *,
+        access: Access,
+        summary: str,
+        body: type[BaseModel] | None = None,
+        query: dict[str, str] | None = None,
+        response: dict[str, Any] | None = None,
+        openapi: bool = True,
+    ) -> Callable[[Handler], Handler]:
+        """Decorator registering ``handler`` for ``method path``."""
+
+        def decorator(handler: Handler) -> Handler:
+            self.endpoints.append(
+                Endpoint(
+                    method=method.upper(),
+                    path=path,
+                    handler=handler,
+                    access=access,
+                    summary=summary,
+                    tag=self.tag,
+                    body=body,
+                    query=query or {},
+                    response=response,
+                    openapi=openapi,
+                )
+            )
+            return handler
+
+        return decorator
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    """UTF-8 JSON without ASCII escaping, as the API promises."""
+    return web.json_response(
+        data, status=status, dumps=lambda d: json.dumps(d, ensure_ascii=False)
+    )
+
+
+async def read_json(request: web.Request) -> Any:
+    """Decode the body as JSON or raise a clear 400/413."""
+    limit = request.app[keys.SETTINGS].limits.max_body_bytes
+    if request.content_length is not None and request.content_length > limit:
+        raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit")
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit") from None
+    if not raw.strip():
+        raise InvalidArgument("request body is empty; send a JSON object")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgument("request body is not valid UTF-8") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InvalidArgument("request body is nested too deeply") from None
+    except json.JSONDecodeError as err:
+        raise InvalidArgument(
+            f"malformed JSON: {err.msg} at line {err.lineno} column {err.colno}"
+        ) from None
+
+
+async def read_body[M: BaseModel](request: web.Request, model: type[M]) -> M:
+    """Decode and validate the body against a request model."""
+    return parse_request(model, await read_json(request))

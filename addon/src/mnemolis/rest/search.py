@@ -1,0 +1,43 @@
+"""Routed questions: ``POST /search`` and ``GET /api/route``."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from ..errors import InvalidArgument
+from ..requests import SearchRequest
+from . import keys
+from .registry import Access, RouteTable, json_response, read_body
+
+routes = RouteTable("search")
+
+
+@routes.route(
+    "POST",
+    "/search",
+    access=Access.READ,
+    summary="Ask one question; the router picks sources and answers with provenance",
+    body=SearchRequest,
+)
+async def search(request: web.Request) -> web.Response:
+    """Answer a question through the router."""
+    req = await read_body(request, SearchRequest)
+    if req.fusion_sources and req.source != "fusion":
+        raise InvalidArgument('fusion_sources is only allowed with source "fusion"')
+    result = await request.app[keys.CORE].search(req)
+    return json_response(result.to_dict())
+
+
+@routes.route(
+    "GET",
+    "/api/route",
+    access=Access.READ,
+    summary="The routing decision for a question, without running sources",
+    query={"query": "The question to route"},
+)
+async def route(request: web.Request) -> web.Response:
+    """Explain how a question would be routed."""
+    query = request.query.get("query", "").strip()
+    if not query:
+        raise InvalidArgument("query parameter is required")
+    return json_response(request.app[keys.CORE].route(query))

@@ -1,0 +1,24 @@
+"""Source health and server statistics."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from . import keys
+from .registry import Access, RouteTable, json_response
+
+routes = RouteTable("sources")
+
+
+@routes.route("GET", "/api/sources", access=Access.READ, summary="Every source and its state")
+async def list_sources(request: web.Request) -> web.Response:
+    """Name, enabled, configured, healthy and last error per source."""
+    return json_response({"sources": await request.app[keys.CORE].list_sources()})
+
+
+@routes.route(
+    "GET", "/api/stats", access=Access.READ, summary="Counters and health for the HA integration"
+)
+async def stats(request: web.Request) -> web.Response:
+    """Instance id, version, query counts, latency, last source, per-source health."""
+    return json_response(await request.app[keys.CORE].get_stats())

@@ -1,0 +1,327 @@
+"""One typed settings object, layered: defaults, file, add-on options, env, flags."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from .errors import ConfigError
+
+ENV_PREFIX = "MNEMOLIS_"
+ENV_OPTIONS_FILE = "MNEMOLIS_OPTIONS_FILE"
+DEFAULT_OPTIONS_FILE = Path("/data/options.json")
+SOURCE_NAMES = ("ha", "forecast", "news", "web", "kiwix", "uptime", "changes", "rag", "memory")
+
+LogLevel = Literal["debug", "info", "warning", "error", "critical"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class HASettings(_Section):
+    """Where the Home Assistant websocket API is; unset in the add-on."""
+
+    url: str | None = None
+    token: SecretStr | None = None
+    allow_writes: bool = False
+
+
+class ForecastSettings(_Section):
+    """Which weather entity (or Open-Meteo-compatible API) answers forecasts."""
+
+    entity_id: str | None = None
+    open_meteo_url: str | None = None
+    latitude: float | None = Field(default=None, ge=-90, le=90)
+    longitude: float | None = Field(default=None, ge=-180, le=180)
+
+
+class NewsSettings(_Section):
+    """RSS/Atom feeds and an optional FreshRSS (GReader API) account."""
+
+    feeds: list[str] = Field(default_factory=list)
+    freshrss_url: str | None = None
+    freshrss_user: str | None = None
+    freshrss_password: SecretStr | None = None
+    refresh_seconds: float = Field(default=900, gt=0)
+
+
+class WebSettings(_Section):
+    """SearXNG instance used for web search."""
+
+    searxng_url: str | None = None
+
+
+class KiwixSettings(_Section):
+    """kiwix-serve base URL and optional book names (all books when empty)."""
+
+    url: str | None = None
+    books: list[str] = Field(default_factory=list)
+
+
+class UptimeSettings(_Section):
+    """Uptime Kuma base URL and status page slug."""
+
+    url: str | None = None
+    slug: str | None = None
+
+
+class ChangesSettings(_Section):
+    """Snapshots of the other sources kept for "what changed" questions."""
+
+    snapshot_seconds: float = Field(default=900, gt=0)
+    retention_days: float = Field(default=8, ge=7)
+
+
+class RagSettings(_Section):
+    """Folders under which document databases may be registered."""
+
+    roots: list[str] = Field(default_factory=list)
+    watch: bool = True
+
+
+class LLMSettings(_Section):
+    """The local (llama.cpp) or remote (OpenAI-compatible) model."""
+
+    model: str | None = None
+    models_dir: str | None = None
+    embedding_model: str | None = None
+    threads: int = Field(default=0, ge=0, le=256)
+    context: int = Field(default=4096, ge=256, le=262144)
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    timeout: float = Field(default=60, gt=0)
+
+
+class MCPSettings(_Section):
+    """Which MCP tools are offered (disabled wins; ``*`` matches all)."""
+
+    enabled_tools: list[str] = Field(default_factory=lambda: ["*"])
+    disabled_tools: list[str] = Field(default_factory=list)
+
+
+class RoutingSettings(_Section):
+    """Router tuning: default order, fallback chains, timeouts, fusion."""
+
+    default_sources: list[str] = Field(default_factory=lambda: ["rag", "memory", "kiwix", "web"])
+    fallback: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "kiwix": ["web"],
+            "news": ["web"],
+            "rag": ["kiwix", "web"],
+        }
+    )
+    source_timeout: float = Field(default=8.0, gt=0, le=300)
+    deadline: float = Field(default=20.0, gt=0, le=600)
+    rrf_k: int = Field(default=60, ge=1, le=1000)
+
+
+class CacheSettings(_Section):
+    """Per-source answer cache lifetimes in seconds (0 switches caching off)."""
+
+    ttl: dict[str, float] = Field(
+        default_factory=lambda: {
+            "ha": 2,
+            "forecast": 600,
+            "news": 300,
+            "web": 900,
+            "kiwix": 86400,
+            "uptime": 30,
+            "changes": 30,
+            "rag": 30,
+            "memory": 5,
+        }
+    )
+
+
+class QueryLogSettings(_Section):
+    """How long routed queries are kept, and whether their text is stored."""
+
+    retention_days: float = Field(default=30, ge=0)
+    max_rows: int = Field(default=10000, ge=0)
+    store_text: bool = True
+
+
+class LimitsSettings(_Section):
+    """Request limits that protect a small machine."""
+
+    max_body_bytes: int = Field(default=1_048_576, ge=1024, le=1_073_741_824)
+    max_query_chars: int = Field(default=4000, ge=1, le=100_000)
+    rate_per_minute: int = Field(default=600, ge=0)
+    concurrency_per_client: int = Field(default=16, ge=0)
+
+
+class Settings(_Section):
+    """Everything the server can be told; see SPEC §3 for the names."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8888, ge=1, le=65535)
+    data_dir: Path = Path("./data")
+    log_level: LogLevel = "info"
+    log_format: Literal["text", "json"] = "text"
+    api_key: SecretStr | None = None
+    read_api_key: SecretStr | None = None
+    allowed_origins: list[str] = Field(default_factory=list)
+    allowed_hosts: list[str] = Field(default_factory=list)
+    addon: bool = False
+    ha: HASettings = Field(default_factory=HASettings)
+    forecast: ForecastSettings = Field(default_factory=ForecastSettings)
+    news: NewsSettings = Field(default_factory=NewsSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    kiwix: KiwixSettings = Field(default_factory=KiwixSettings)
+    uptime: UptimeSettings = Field(default_factory=UptimeSettings)
+    changes: ChangesSettings = Field(default_factory=ChangesSettings)
+    rag: RagSettings = Field(default_factory=RagSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    mcp: MCPSettings = Field(default_factory=MCPSettings)
+    routing: RoutingSettings = Field(default_factory=RoutingSettings)
+    cache: CacheSettings = Field(default_factory=CacheSettings)
+    querylog: QueryLogSettings = Field(default_factory=QueryLogSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+
+    def secrets(self) -> list[str]:
+        """Every secret value set, so logging can redact them."""
+        found: list[str] = []
+
+        def walk(model: BaseModel) -> None:
+            for name in type(model).model_fields:
+                value = getattr(model, name)
+                if isinstance(value, SecretStr) and value.get_secret_value():
+                    found.append(value.get_secret_value())
+                elif isinstance(value, BaseModel):
+                    walk(value)
+
+        walk(self)
+        return found
+
+
+def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"config file {path}: cannot read ({err.strerror or err})") from err
+    try:
+        if path.suffix.lower() == ".toml":
+            data: Any = tomllib.loads(text)
+        else:
+            data = yaml.safe_load(text) or {}
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as err:
+        reason = str(err).splitlines()[0]
+        raise ConfigError(f"config file {path}: not valid YAML/TOML ({reason})") from err
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path}: must hold a mapping of settings")
+    return data
+
+
+def _read_options_file(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigError(f"options file {path}: cannot read ({err.strerror or err})") from err
+    except json.JSONDecodeError as err:
+        raise ConfigError(f"options file {path}: not valid JSON ({err.msg})") from err
+    if not isinstance(data, dict):
+        raise ConfigError(f"options file {path}: must hold a JSON object")
+    # The Supervisor writes every option; empty strings mean "not set".
+    return _drop_empty(data)
+
+
+def _drop_empty(data: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = _drop_empty(value)
+        if value in ("", None):
+            continue
+        out[key] = value
+    return out
+
+
+def _env_value(raw: str) -> Any:
+    stripped = raw.strip()
+    if stripped.startswith(("[", "{")):
+        try:
+            return json.loads(stripped)
+        except json.JSONDecodeError:
+            return raw
+    return raw
+
+
+def _from_env(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Nested settings from ``MNEMOLIS_A__B`` variables, plus where each came from."""
+    out: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == ENV_OPTIONS_FILE:
+            continue
+        path = [part.lower() for part in name[len(ENV_PREFIX) :].split("__") if part]
+        if not path:
+            continue
+        node = out
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                break
+        else:
+            node[path[-1]] = _env_value(raw)
+            origin[".".join(path)] = name
+    return out, origin
+
+
+def _describe(err: ValidationError, data: Mapping[str, Any], origin: Mapping[str, str]) -> str:
+    first = err.errors()[0]
+    loc = [str(p) for p in first["loc"]]
+    key = ".".join(loc)
+    node: Any = data
+    for part in loc:
+        node = node.get(part) if isinstance(node, Mapping) else None
+    value = "***" if any(s in key for s in ("key", "token", "password")) else node
+    where = f" (from {origin[key]})" if key in origin else ""
+    if first["type"] == "extra_forbidden":
+        return f"unknown setting {key!s}{where}: not a Mnemolis setting"
+    msg = first["msg"]
+    ctx = first.get("ctx") or {}
+    if "expected" in ctx:
+        msg = f"allowed: {ctx['expected']}"
+    return f"invalid setting {key}={value!r}{where}: {msg}"
+
+
+def load_settings(
+    *,
+    config_file: str | Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build the settings from every layer; raise ConfigError with one clear line."""
+    env = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    if config_file is not None:
+        data = _deep_merge(data, _read_config_file(Path(config_file)))
+    options_path = Path(env.get(ENV_OPTIONS_FILE, str(DEFAULT_OPTIONS_FILE)))
+    if options_path.exists() or ENV_OPTIONS_FILE in env:
+        data = _deep_merge(data, _read_options_file(options_path))
+    env_data, origin = _from_env(env)
+    data = _deep_merge(data, env_data)
+    if overrides:
+        data = _deep_merge(data, {k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_describe(err, data, origin)) from None

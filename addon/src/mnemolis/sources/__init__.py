@@ -1,0 +1,49 @@
+"""Source registry: every name of SPEC §5 maps to one connector class."""
+
+from __future__ import annotations
+
+from ..models import SourceAnswer
+from ..settings import SOURCE_NAMES
+from .base import QueryContext, Source, SourceDeps, SourceHealth, run_source
+
+
+def _unbuilt(source_name: str) -> type[Source]:
+    """A named placeholder for a connector this build does not ship yet."""
+
+    class Unbuilt(Source):
+        name = source_name
+        description = f"{source_name} (not available in this build)"
+
+        @property
+        def configured(self) -> bool:
+            return False
+
+        async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
+            return SourceAnswer(source=self.name, answer="")
+
+    Unbuilt.__name__ = f"Unbuilt_{source_name}"
+    return Unbuilt
+
+
+def source_classes() -> dict[str, type[Source]]:
+    """The connector class for each source name, in API order."""
+    classes: dict[str, type[Source]] = {}
+    for name in SOURCE_NAMES:
+        classes[name] = _unbuilt(name)
+    return classes
+
+
+def build_sources(deps: SourceDeps) -> dict[str, Source]:
+    """Instantiate every source once, in API order."""
+    return {name: cls(deps) for name, cls in source_classes().items()}
+
+
+__all__ = [
+    "QueryContext",
+    "Source",
+    "SourceDeps",
+    "SourceHealth",
+    "build_sources",
+    "run_source",
+    "source_classes",
+]
