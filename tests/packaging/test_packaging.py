@@ -134,11 +134,32 @@ def test_repository_yaml_and_hacs() -> None:
 
 def test_manifest_keys() -> None:
     manifest = json.loads((REPO / "custom_components/mnemolis/manifest.json").read_text())
-    required = {"domain", "name", "version", "codeowners", "documentation", "issue_tracker",
-                "config_flow", "iot_class", "integration_type", "requirements"}
-    allowed = required | {"dependencies", "after_dependencies", "loggers", "quality_scale",
-                          "single_config_entry", "zeroconf", "ssdp", "dhcp", "homekit",
-                          "usb", "bluetooth", "mqtt"}
+    required = {
+        "domain",
+        "name",
+        "version",
+        "codeowners",
+        "documentation",
+        "issue_tracker",
+        "config_flow",
+        "iot_class",
+        "integration_type",
+        "requirements",
+    }
+    allowed = required | {
+        "dependencies",
+        "after_dependencies",
+        "loggers",
+        "quality_scale",
+        "single_config_entry",
+        "zeroconf",
+        "ssdp",
+        "dhcp",
+        "homekit",
+        "usb",
+        "bluetooth",
+        "mqtt",
+    }
     assert required <= set(manifest)
     assert set(manifest) <= allowed, set(manifest) - allowed
     assert manifest["domain"] == "mnemolis"

@@ -108,14 +108,10 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     """Start real server processes with extra env/args; all stopped afterwards."""
     procs: list[ServerProcess] = []
 
-    def factory(
-        *args: str, env: dict[str, str] | None = None, wait: bool = True
-    ) -> ServerProcess:
+    def factory(*args: str, env: dict[str, str] | None = None, wait: bool = True) -> ServerProcess:
         port = free_port()
         log = tmp_path / f"server-{port}.log"
-        full_env = {
-            k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")
-        }
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
         full_env.update(env or {})
         cmd = [str(SERVER_BIN), "serve", "--port", str(port), "--host", "127.0.0.1"]
         if "--data-dir" not in args:

@@ -23,8 +23,11 @@ def test_layers_later_wins(tmp_path: Path) -> None:
     cfg.write_text("port: 9000\nlog_level: debug\nha:\n  url: http://file\nnews:\n  feeds: [a]\n")
     options = tmp_path / "options.json"
     options.write_text(json.dumps({"port": 9100, "ha": {"url": "http://options", "token": ""}}))
-    env = {"MNEMOLIS_OPTIONS_FILE": str(options), "MNEMOLIS_PORT": "9200",
-           "MNEMOLIS_NEWS__FEEDS": '["http://x/feed", "http://y/feed"]'}
+    env = {
+        "MNEMOLIS_OPTIONS_FILE": str(options),
+        "MNEMOLIS_PORT": "9200",
+        "MNEMOLIS_NEWS__FEEDS": '["http://x/feed", "http://y/feed"]',
+    }
     s = load_settings(config_file=cfg, environ=env, overrides={"port": 9300})
     assert s.port == 9300  # flag beats env beats options beats file
     assert s.log_level == "debug"  # only the file set it

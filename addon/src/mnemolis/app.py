@@ -11,8 +11,7 @@ from aiohttp import web
 from .core import Mnemolis
 from .errors import Forbidden, MnemolisError, PayloadTooLarge
 from .openapi import build_openapi
-from .rest import ROUTE_TABLES, Access, Endpoint, RouteTable
-from .rest import keys
+from .rest import ROUTE_TABLES, Access, Endpoint, RouteTable, keys
 from .rest.registry import json_response
 from .security import AccessPolicy
 from .settings import Settings
@@ -66,7 +65,9 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        code = _STATUS_CODES.get(exc.status, "internal" if exc.status >= 500 else "invalid_argument")
+        code = _STATUS_CODES.get(
+            exc.status, "internal" if exc.status >= 500 else "invalid_argument"
+        )
         message = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else exc.reason
         if exc.status == 404:
             message = f"no route for {request.method} {request.path}"

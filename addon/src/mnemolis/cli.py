@@ -82,8 +82,10 @@ def _serve(settings: Settings) -> int:
             access_log=None,
         )
     except OSError as err:
-        print(f"mnemolis: cannot listen on {settings.host}:{settings.port}: {err.strerror}",
-              file=sys.stderr)
+        print(
+            f"mnemolis: cannot listen on {settings.host}:{settings.port}: {err.strerror}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -147,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    parser.error(f"unknown command {args.command}")
+    print(f"mnemolis: unknown command {args.command}", file=sys.stderr)
     return 2
 
 

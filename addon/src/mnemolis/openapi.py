@@ -65,8 +65,13 @@ def build_openapi(endpoints: Iterable[Endpoint]) -> dict[str, Any]:
             },
         }
         params = [
-            {"name": name, "in": "query", "required": False, "schema": {"type": "string"},
-             "description": desc}
+            {
+                "name": name,
+                "in": "query",
+                "required": False,
+                "schema": {"type": "string"},
+                "description": desc,
+            }
             for name, desc in ep.query.items()
         ]
         params += [

@@ -11,10 +11,10 @@ from pydantic import (
     StringConstraints,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from .errors import InvalidArgument
-
 from .settings import SOURCE_NAMES
 
 SEARCH_MODES = ("auto", "fusion")
@@ -71,6 +71,12 @@ class SearchRequest(BaseModel):
         if not names:
             raise ValueError("fusion_sources must name at least one source")
         return list(dict.fromkeys(names))
+
+    @model_validator(mode="after")
+    def _fusion_only_with_fusion(self) -> SearchRequest:
+        if self.fusion_sources and self.source != "fusion":
+            raise ValueError('fusion_sources is only allowed with source "fusion"')
+        return self
 
 
 def describe_validation_error(err: ValidationError) -> str:

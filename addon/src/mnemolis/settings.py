@@ -128,15 +128,15 @@ class CacheSettings(_Section):
 
     ttl: dict[str, float] = Field(
         default_factory=lambda: {
-            "ha": 2,
-            "forecast": 600,
-            "news": 300,
-            "web": 900,
-            "kiwix": 86400,
-            "uptime": 30,
-            "changes": 30,
-            "rag": 30,
-            "memory": 5,
+            "ha": 2.0,
+            "forecast": 600.0,
+            "news": 300.0,
+            "web": 900.0,
+            "kiwix": 86400.0,
+            "uptime": 30.0,
+            "changes": 30.0,
+            "rag": 30.0,
+            "memory": 5.0,
         }
     )
 

@@ -85,9 +85,7 @@ class RouteTable:
 
 def json_response(data: Any, status: int = 200) -> web.Response:
     """UTF-8 JSON without ASCII escaping, as the API promises."""
-    return web.json_response(
-        data, status=status, dumps=lambda d: json.dumps(d, ensure_ascii=False)
-    )
+    return web.json_response(data, status=status, dumps=lambda d: json.dumps(d, ensure_ascii=False))
 
 
 async def read_json(request: web.Request) -> Any:

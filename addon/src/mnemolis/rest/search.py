@@ -22,8 +22,6 @@ routes = RouteTable("search")
 async def search(request: web.Request) -> web.Response:
     """Answer a question through the router."""
     req = await read_body(request, SearchRequest)
-    if req.fusion_sources and req.source != "fusion":
-        raise InvalidArgument('fusion_sources is only allowed with source "fusion"')
     result = await request.app[keys.CORE].search(req)
     return json_response(result.to_dict())
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SourceError, SourceNotConfigured, SourceTimeout
-from ..models import SourceAnswer, SourceRun
+from ..models import SourceAnswer, SourceRun, SourceStatusName
 
 if TYPE_CHECKING:
     import aiohttp
@@ -140,5 +140,5 @@ async def run_source(
         return SourceRun(source.name, "error", ms(), reason, source.last_error, part), None
     source.last_error = None
     source.last_ok = time.time()
-    status = "empty" if answer.empty else "ok"
+    status: SourceStatusName = "empty" if answer.empty else "ok"
     return SourceRun(source.name, status, ms(), reason, None, part), answer
