@@ -10,6 +10,7 @@ from aiohttp import web
 
 from .core import Mnemolis
 from .errors import Forbidden, MnemolisError, PayloadTooLarge
+from .mcp.http import mcp_extension
 from .openapi import build_openapi
 from .rest import ROUTE_TABLES, Access, Endpoint, RouteTable, keys
 from .rest.registry import json_response
@@ -32,7 +33,7 @@ _STATUS_CODES = {
 
 # Extra route tables (MCP, UI, …) can be appended by modules that build on the app.
 AppExtension = Callable[[web.Application, Mnemolis], list[RouteTable]]
-EXTENSIONS: list[AppExtension] = []
+EXTENSIONS: list[AppExtension] = [mcp_extension]
 
 
 def error_response(code: str, message: str, status: int, **headers: str) -> web.Response:

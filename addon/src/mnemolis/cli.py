@@ -21,6 +21,19 @@ Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[..
 COMMANDS: list[Command] = []
 
 
+def _mcp_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Serve MCP over stdio; stdout carries only the protocol."
+
+
+def _mcp(settings: Settings, args: argparse.Namespace) -> int:
+    from .mcp.stdio import run_mcp_command
+
+    return run_mcp_command(settings, args)
+
+
+COMMANDS.append(("mcp", "MCP over stdio (Claude Code / Claude Desktop)", _mcp_arguments, _mcp))
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="settings file (YAML or TOML)")
     parser.add_argument("--data-dir", metavar="DIR", help="where data lives (default ./data)")

@@ -1,0 +1,1 @@
+"""MCP: one server definition (server.py) served over Streamable HTTP, SSE and stdio."""

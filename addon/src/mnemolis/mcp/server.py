@@ -1,0 +1,95 @@
+"""The one MCP server definition every transport serves (name, instructions, tools)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import mcp.types as types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
+
+from .. import __version__
+from ..tools import ToolResult, call_tool, enabled_tools
+
+if TYPE_CHECKING:
+    from ..core import Mnemolis
+    from ..tools import Tool
+
+SERVER_NAME = "mnemolis"
+PROTOCOL_VERSIONS: tuple[str, ...] = tuple(SUPPORTED_PROTOCOL_VERSIONS)
+LATEST_PROTOCOL_VERSION = types.LATEST_PROTOCOL_VERSION
+INSTRUCTIONS = (
+    "Mnemolis answers questions about this home and the world from local sources "
+    "(Home Assistant states, the forecast, news, web search, offline Wikipedia, uptime "
+    "monitors, document databases and memories). Send the user's whole question to the "
+    "`search` tool unsplit - Mnemolis routes, decomposes and fuses it itself, and its "
+    "result names the sources used and cites them. `list_rag` names the document "
+    "databases (for `search_rag`); `docs` returns Mnemolis's own documentation."
+)
+
+# Every request method a client may send (anything else is -32601 Method not found).
+CLIENT_METHODS: frozenset[str] = frozenset(
+    m.model_fields["method"].default
+    for m in types.ClientRequest.model_fields["root"].annotation.__args__  # type: ignore[union-attr]
+)
+
+_LOGGER = logging.getLogger(__name__)
+# The SDK logs every request at INFO; that belongs in debug output, not the add-on log.
+logging.getLogger("mcp.server.lowlevel.server").setLevel(logging.ERROR)
+
+
+def to_mcp_tool(spec: Tool) -> types.Tool:
+    """The wire form of one registry tool."""
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        inputSchema=spec.input_schema(),
+        outputSchema=spec.output_schema,
+        annotations=types.ToolAnnotations(**spec.annotations.to_mcp(spec.title)),
+    )
+
+
+def to_call_result(result: ToolResult) -> types.CallToolResult:
+    """A registry ToolResult as an MCP CallToolResult."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.text)],
+        structuredContent=result.structured,
+        isError=result.is_error,
+    )
+
+
+def build_server(core: Mnemolis) -> Server[Any, Any]:
+    """The lowlevel SDK server bound to the service layer.
+
+    The caller's access level travels with each message as
+    ``ServerMessageMetadata.request_context`` (``"read"``/``"write"``); stdio
+    (a local process) has none and gets full access.
+    """
+    server: Server[Any, Any] = Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS)
+
+    @server.list_tools()  # type: ignore[no-untyped-call,untyped-decorator]
+    async def list_tools() -> list[types.Tool]:
+        return [to_mcp_tool(t) for t in enabled_tools(core)]
+
+    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
+    async def handle_call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        level = _caller_level(server)
+        return to_call_result(await call_tool(core, name, arguments, level=level))
+
+    return server
+
+
+def _caller_level(server: Server[Any, Any]) -> str:
+    try:
+        request = server.request_context.request
+    except LookupError:
+        return "write"
+    return request if isinstance(request, str) else "write"
+
+
+def initialization_options(server: Server[Any, Any]) -> InitializationOptions:
+    """What ``initialize`` answers: name, version, instructions, capabilities."""
+    return server.create_initialization_options(NotificationOptions(tools_changed=False))
