@@ -12,8 +12,11 @@ from .core import Mnemolis
 from .errors import Forbidden, MnemolisError, PayloadTooLarge
 from .mcp.http import mcp_extension
 from .openapi import build_openapi
+from .querylog import surface_middleware
 from .rest import ROUTE_TABLES, Access, Endpoint, RouteTable, keys
+from .rest.metrics import metrics_middleware
 from .rest.registry import json_response
+from .rest.ui import ingress_middleware
 from .security import AccessPolicy
 from .settings import Settings
 
@@ -91,11 +94,15 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
 async def security_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     """Host, Origin and API-key checks for every route, by its access level."""
     policy: AccessPolicy = request.app[keys.POLICY]
-    policy.check_host(request.headers.get("Host"))
-    policy.check_origin(request.headers.get("Origin"), request.headers.get("Host"))
-    endpoint = _endpoint_for(request)
-    access = endpoint.access if endpoint is not None else Access.READ
-    request["access_level"] = policy.require(request.headers, access.value)
+    if request.get("ingress_trusted"):
+        # Came through HA ingress via the Supervisor: HA authenticated the user.
+        request["access_level"] = "write"
+    else:
+        policy.check_host(request.headers.get("Host"))
+        policy.check_origin(request.headers.get("Origin"), request.headers.get("Host"))
+        endpoint = _endpoint_for(request)
+        access = endpoint.access if endpoint is not None else Access.READ
+        request["access_level"] = policy.require(request.headers, access.value)
     limit = request.app[keys.SETTINGS].limits.max_body_bytes
     if request.content_length is not None and request.content_length > limit:
         raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit")
@@ -113,7 +120,13 @@ def create_app(settings: Settings, core: Mnemolis | None = None) -> web.Applicat
     """Build the application; the core starts and stops with it."""
     core = core or Mnemolis(settings)
     app = web.Application(
-        middlewares=[error_middleware, security_middleware],
+        middlewares=[
+            metrics_middleware,
+            error_middleware,
+            surface_middleware,
+            ingress_middleware,
+            security_middleware,
+        ],
         client_max_size=settings.limits.max_body_bytes,
     )
     app[keys.CORE] = core

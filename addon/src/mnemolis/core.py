@@ -16,7 +16,9 @@ import aiohttp
 
 from . import __version__
 from .errors import ConfigError
+from .metrics import Metrics
 from .models import SearchResult
+from .querylog import QueryLog
 from .requests import SearchRequest
 from .router import Router
 from .settings import Settings
@@ -78,6 +80,8 @@ class Mnemolis:
         self.services: dict[str, Any] = {}
         self.health_checks: dict[str, HealthCheck] = {}
         self.stats = QueryStats()
+        self.querylog = QueryLog(self.data_dir / "querylog.db", settings.querylog)
+        self.metrics = Metrics(self)
         self.router = Router(self)
         self._on_stop: list[Callable[[], Awaitable[None]]] = []
 
@@ -93,6 +97,9 @@ class Mnemolis:
             ) from err
         self.instance_id = self._load_instance_id()
         self.started_at = time.time()
+        self.querylog = QueryLog(self.data_dir / "querylog.db", self.settings.querylog)
+        self.querylog.open()
+        self.on_stop(self.querylog.close)
         self.session = aiohttp.ClientSession(
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=10),
             headers={"User-Agent": f"Mnemolis/{self.version}"},
@@ -150,6 +157,8 @@ class Mnemolis:
         """Route and answer one question; every surface comes through here."""
         result = await self.router.search(req)
         self.stats.record(result)
+        self.metrics.record_search(result)
+        self.querylog.record(result)
         return result
 
     def route(self, query: str) -> dict[str, Any]:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from . import health, search, sources
+from . import health, metrics, queries, search, sources, ui
 from .registry import Access, Endpoint, RouteTable
 
 # Add a module here to expose its routes (and document them in /openapi.json).
-ROUTE_TABLES: list[RouteTable] = [health.routes, search.routes, sources.routes]
+ROUTE_TABLES: list[RouteTable] = [
+    health.routes,
+    search.routes,
+    sources.routes,
+    queries.routes,
+    metrics.routes,
+    ui.routes,
+]
 
 __all__ = ["ROUTE_TABLES", "Access", "Endpoint", "RouteTable"]

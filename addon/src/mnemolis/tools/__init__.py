@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import Forbidden, MnemolisError
+from ..querylog import SURFACE
 from ..requests import describe_validation_error
 
 if TYPE_CHECKING:
@@ -157,6 +159,20 @@ async def call_tool(
     core: Mnemolis, name: str, arguments: dict[str, Any] | None, level: str = "write"
 ) -> ToolResult:
     """Validate, authorise and run a tool; every failure is an isError result."""
+    started = time.perf_counter()
+    token = SURFACE.set("mcp")
+    try:
+        result = await _call_tool(core, name, arguments, level)
+    finally:
+        SURFACE.reset(token)
+    label = name if name in TOOLS else "(unknown)"
+    core.metrics.record_tool(label, time.perf_counter() - started, result.is_error)
+    return result
+
+
+async def _call_tool(
+    core: Mnemolis, name: str, arguments: dict[str, Any] | None, level: str
+) -> ToolResult:
     found = find_tool(core, name)
     if found is None:
         names = ", ".join(t.name for t in enabled_tools(core))
