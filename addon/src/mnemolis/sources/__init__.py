@@ -27,7 +27,12 @@ def _unbuilt(source_name: str) -> type[Source]:
 
 def _built() -> list[type[Source]]:
     """Connector classes this build ships; one import per source module."""
-    built: list[type[Source]] = []
+    from .kiwix import KiwixSource
+    from .news import NewsSource
+    from .uptime import UptimeSource
+    from .web import WebSource
+
+    built: list[type[Source]] = [NewsSource, WebSource, KiwixSource, UptimeSource]
     return built
 
 

@@ -1,0 +1,139 @@
+"""The kiwix source against a real kiwix-serve serving two ZIM books written by the tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .zim_fixture import KiwixServer
+
+Client = Callable[..., Any]
+
+# Things that exist in the article HTML but must never reach an answer.
+_CHROME = (
+    "<",
+    "do-not-show-this-script",
+    "footer-script-marker",
+    "font-family",
+    "Main page | Random",
+    "kiwixsearchbox",
+)
+
+
+async def ask(client: Any, query: str) -> dict[str, Any]:
+    resp = await client.post("/search", json={"query": query, "source": "kiwix"})
+    assert resp.status == 200
+    body: dict[str, Any] = await resp.json()
+    assert [s["name"] for s in body["sources"]] == ["kiwix"]
+    return body
+
+
+async def test_finds_the_article_and_cites_its_url(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    client = await make_client(kiwix={"url": kiwix_server.url})
+    body = await ask(client, "What is photosynthesis?")
+    assert body["sources"][0]["status"] == "ok"
+    assert body["source_used"] == "kiwix"
+    assert body["result"].startswith("Photosynthesis is the process")
+    assert "light energy into chemical energy" in body["result"]
+    top = body["citations"][0]
+    assert top == {
+        "source": "kiwix",
+        "title": "Photosynthesis",
+        "url": f"{kiwix_server.url}/testwiki/Photosynthesis",
+        "ref": "testwiki:Photosynthesis",
+    }
+
+
+async def test_extract_has_no_markup_scripts_or_toolbar(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    client = await make_client(kiwix={"url": kiwix_server.url})
+    body = await ask(client, "Who was the first computer programmer?")
+    assert body["citations"][0]["title"] == "Ada Lovelace"
+    text = body["result"]
+    assert "Analytical Engine" in text
+    assert "first computer programmer" in text
+    for chrome in _CHROME:
+        assert chrome not in text, chrome
+    # The cited article URL serves the same article through kiwix-serve.
+    page = await client.session.get(body["citations"][0]["url"])
+    assert page.status == 200
+    assert "Analytical Engine" in await page.text()
+
+
+async def test_extract_prefers_sentences_about_the_question(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    client = await make_client(kiwix={"url": kiwix_server.url})
+    body = await ask(client, "When was the first ascent of Mount Everest?")
+    assert body["citations"][0]["title"] == "Mount Everest"
+    assert "highest mountain" in body["result"]
+    assert "1953" in body["result"]
+
+
+async def test_term_only_in_the_second_book(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    client = await make_client(kiwix={"url": kiwix_server.url})
+    body = await ask(client, "How do you keep a sourdough starter alive?")
+    top = body["citations"][0]
+    assert top["url"] == f"{kiwix_server.url}/cookbook/Sourdough_bread"
+    assert top["title"] == "Sourdough bread"
+    assert "wild yeast" in body["result"] or "flour and water" in body["result"]
+
+
+async def test_book_selection_by_name_path_or_title(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    for selector in ("cookbook_en", "cookbook", "Test Cookbook"):
+        client = await make_client(kiwix={"url": kiwix_server.url, "books": [selector]})
+        body = await ask(client, "photosynthesis chlorophyll")
+        assert body["sources"][0]["status"] == "empty", selector
+        assert body["source_used"] == "none"
+        body = await ask(client, "What rice is used for risotto?")
+        assert body["citations"][0]["title"] == "Risotto", selector
+
+
+async def test_unknown_book_is_a_clear_error(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    client = await make_client(kiwix={"url": kiwix_server.url, "books": ["wikipedia_de_all"]})
+    body = await ask(client, "photosynthesis")
+    run = body["sources"][0]
+    assert run["status"] == "error"
+    assert "wikipedia_de_all" in run["error"]
+    assert "testwiki" in run["error"] and "cookbook" in run["error"]
+
+
+async def test_no_result_is_empty_not_an_error(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    client = await make_client(kiwix={"url": kiwix_server.url})
+    body = await ask(client, "xylophone quasar zeppelin")
+    assert body["sources"][0]["status"] == "empty"
+    assert "error" not in body["sources"][0]
+    assert body["citations"] == []
+    assert body["source_used"] == "none"
+
+
+async def test_sources_reports_catalog_health(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    client = await make_client(kiwix={"url": kiwix_server.url})
+    listed = {s["name"]: s for s in (await (await client.get("/api/sources")).json())["sources"]}
+    kiwix = listed["kiwix"]
+    assert kiwix["configured"] is True
+    assert kiwix["healthy"] is True
+    assert kiwix["last_error"] is None
+    assert sorted(kiwix["detail"]["books"]) == ["cookbook", "testwiki"]
+
+
+async def test_not_configured_is_reported_as_such(make_client: Client) -> None:
+    client = await make_client()
+    listed = {s["name"]: s for s in (await (await client.get("/api/sources")).json())["sources"]}
+    assert listed["kiwix"]["configured"] is False
+    assert listed["kiwix"]["last_error"] is None
+    body = await ask(client, "photosynthesis")
+    assert body["sources"][0]["status"] == "skipped"
