@@ -9,10 +9,11 @@ from typing import Any
 from aiohttp import web
 
 from .core import Mnemolis
-from .errors import Forbidden, MnemolisError, PayloadTooLarge
+from .errors import Forbidden, MnemolisError, PayloadTooLarge, RateLimited
 from .mcp.http import mcp_extension
 from .openapi import build_openapi
 from .querylog import surface_middleware
+from .ratelimit import LIMITER, RateLimiter, rate_limit_middleware
 from .rest import ROUTE_TABLES, Access, Endpoint, RouteTable, keys
 from .rest.metrics import metrics_middleware
 from .rest.registry import json_response
@@ -64,7 +65,7 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
         resp: web.StreamResponse = await handler(request)
         return resp
     except MnemolisError as err:
-        headers = {"Retry-After": "1"} if err.status == 429 else {}
+        headers = {"Retry-After": str(err.retry_after)} if isinstance(err, RateLimited) else {}
         return error_response(err.code, err.message, err.status, **headers)
     except web.HTTPException as exc:
         if exc.status < 400:
@@ -126,12 +127,14 @@ def create_app(settings: Settings, core: Mnemolis | None = None) -> web.Applicat
             surface_middleware,
             ingress_middleware,
             security_middleware,
+            rate_limit_middleware,
         ],
         client_max_size=settings.limits.max_body_bytes,
     )
     app[keys.CORE] = core
     app[keys.SETTINGS] = settings
     app[keys.POLICY] = AccessPolicy(settings)
+    app[LIMITER] = RateLimiter.from_settings(settings)
     tables = list(ROUTE_TABLES)
     for extension in EXTENSIONS:
         tables.extend(extension(app, core))

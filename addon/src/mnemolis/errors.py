@@ -57,6 +57,10 @@ class RateLimited(MnemolisError):
     code = "rate_limited"
     status = 429
 
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
 
 class Unavailable(MnemolisError):
     """A component needed for the request is not ready or not configured."""

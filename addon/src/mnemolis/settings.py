@@ -98,6 +98,8 @@ class LLMSettings(_Section):
     base_url: str | None = None
     api_key: SecretStr | None = None
     timeout: float = Field(default=60, gt=0)
+    # Requests that may wait for the model while it generates; more get a 429.
+    queue: int = Field(default=8, ge=1, le=1024)
 
 
 class MCPSettings(_Section):
@@ -156,6 +158,7 @@ class LimitsSettings(_Section):
     max_query_chars: int = Field(default=4000, ge=1, le=100_000)
     rate_per_minute: int = Field(default=600, ge=0)
     concurrency_per_client: int = Field(default=16, ge=0)
+    exempt_loopback: bool = True
 
 
 class Settings(_Section):
