@@ -163,7 +163,7 @@ def test_manifest_keys() -> None:
     assert required <= set(manifest)
     assert set(manifest) <= allowed, set(manifest) - allowed
     assert manifest["domain"] == "mnemolis"
-    assert manifest["iot_class"] == "local_push"
+    assert manifest["iot_class"] == "local_polling"  # the stats coordinator polls
     assert manifest["integration_type"] == "service"
     assert manifest["config_flow"] is True
     assert "mcp" not in " ".join(manifest["requirements"])

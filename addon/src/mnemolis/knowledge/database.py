@@ -1,0 +1,530 @@
+"""One document database: a folder indexed into its own SQLite file (FTS5 + vectors)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .chunking import chunk_sections
+from .embedder import Vector, embed_blocking
+from .parsing import MAX_FILE_BYTES, ParseError, parse_document, supported
+from .text import fts_query
+
+_LOGGER = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    indexed_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    ord INTEGER NOT NULL,
+    heading TEXT NOT NULL DEFAULT '',
+    content TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    content, heading, content='chunks', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, content, heading) VALUES (new.id, new.content, new.heading);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content, heading)
+    VALUES ('delete', old.id, old.content, old.heading);
+END;
+CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+"""
+
+EMBED_BATCH = 256
+_DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
+
+
+@dataclass(slots=True)
+class Hit:
+    """One matching chunk: which file, which chunk number, its text and score."""
+
+    chunk_id: int
+    path: str
+    ord: int
+    heading: str
+    content: str
+    score: float
+
+
+@dataclass(slots=True)
+class ScanReport:
+    """What one indexing pass did."""
+
+    indexed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: int = 0
+    chunks: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+def connect(path: Path, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
+    """A WAL-mode connection usable from the worker threads that own it."""
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout=30000")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA synchronous={synchronous}")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def _file_hash(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _inside(child: Path, root: Path) -> bool:
+    return child == root or root in child.parents
+
+
+class DocumentDatabase:
+    """A registered folder and its ``data.db``: indexing (worker thread) and search."""
+
+    def __init__(self, name: str, root: Path, directory: Path) -> None:
+        self.name = name
+        self.root = root.resolve()
+        self.directory = directory
+        self.db_path = directory / "data.db"
+        self._writer: sqlite3.Connection | None = None
+        self._reader: sqlite3.Connection | None = None
+        self._read_lock = threading.Lock()
+        self._generation = 0
+        self._matrix: tuple[int, str, np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
+        self.files_indexed = 0
+        self.indexing = False
+        self.reembedding = False
+        self.last_error: str | None = None
+
+    # --- lifecycle -----------------------------------------------------------
+
+    def open(self) -> None:
+        """Create or open ``data.db``; raises sqlite3.DatabaseError if it is unusable."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        writer = connect(self.db_path)
+        try:
+            writer.executescript(SCHEMA)
+            writer.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('created_at', ?)",
+                (str(time.time()),),
+            )
+            writer.execute(
+                "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 0.5)')"
+            )
+            reader = connect(self.db_path)
+            reader.execute("SELECT count(*) FROM files").fetchone()
+        except sqlite3.DatabaseError:
+            writer.close()
+            raise
+        self._writer, self._reader = writer, reader
+        self._refresh_counts()
+
+    def close(self) -> None:
+        """Close both connections (after the worker has stopped using them)."""
+        for conn in (self._writer, self._reader):
+            if conn is not None:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    _LOGGER.debug("closing %s failed", self.db_path, exc_info=True)
+        self._writer = self._reader = None
+
+    @property
+    def is_open(self) -> bool:
+        """Whether searches can run."""
+        return self._reader is not None
+
+    def _w(self) -> sqlite3.Connection:
+        if self._writer is None:
+            raise sqlite3.ProgrammingError(f"database {self.name} is closed")
+        return self._writer
+
+    def _refresh_counts(self) -> None:
+        row = self._w().execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        self.files_indexed = int(row[0])
+
+    # --- indexing (worker thread only) ---------------------------------------
+
+    def _walk(self) -> Iterable[tuple[str, Path]]:
+        """(relative posix path, real path) of every supported regular file inside root."""
+        for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for fname in sorted(filenames):
+                if fname.startswith(".") or not supported(fname):
+                    continue
+                real = self._admissible(Path(dirpath) / fname)
+                if real is not None:
+                    yield (Path(dirpath, fname).relative_to(self.root).as_posix(), real)
+
+    def _admissible(self, path: Path) -> Path | None:
+        """The real path when it is a regular file inside root (symlinks checked)."""
+        try:
+            real = path.resolve(strict=True)
+            st = real.stat()
+        except (OSError, RuntimeError):
+            return None
+        if not _inside(real, self.root) or not stat.S_ISREG(st.st_mode):
+            return None
+        return real
+
+    def scan(self, stop: threading.Event, *, force: bool = False) -> ScanReport:
+        """Bring the index up to date with the folder: prune, then (re)index changed files."""
+        report = ScanReport()
+        conn = self._w()
+        present = dict(self._walk()) if self.root.is_dir() else {}
+        known = {row[0]: row[1] for row in conn.execute("SELECT path, id FROM files")}
+        for rel in [r for r in known if r not in present]:
+            self._remove(rel)
+            report.removed += 1
+        for rel, real in present.items():
+            if stop.is_set():
+                break
+            self._index_one(rel, real, report, force=force)
+        self._after_write()
+        return report
+
+    def update_paths(self, paths: Iterable[Path], stop: threading.Event) -> ScanReport:
+        """Apply watcher events: index what exists, forget what is gone."""
+        report = ScanReport()
+        conn = self._w()
+        for path in paths:
+            if stop.is_set():
+                break
+            try:
+                rel_path = path.absolute().relative_to(self.root)
+            except ValueError:
+                continue
+            if any(part.startswith(".") for part in rel_path.parts):
+                continue
+            rel = rel_path.as_posix()
+            real = self._admissible(self.root / rel_path)
+            if real is not None and supported(rel_path.name):
+                self._index_one(rel, real, report)
+                continue
+            if (self.root / rel_path).is_dir():
+                for sub_rel, sub_real in self._walk():
+                    if sub_rel.startswith(rel + "/"):
+                        self._index_one(sub_rel, sub_real, report)
+                continue
+            gone = [
+                r
+                for (r,) in conn.execute(
+                    "SELECT path FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
+                    (rel, len(rel) + 1, rel + "/"),
+                )
+            ]
+            for r in gone:
+                self._remove(r)
+                report.removed += 1
+        self._after_write()
+        return report
+
+    def _after_write(self) -> None:
+        self._generation += 1
+        self._refresh_counts()
+        self._w().execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update', ?)", (str(time.time()),)
+        )
+
+    def _remove(self, rel: str) -> None:
+        conn = self._w()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute("SELECT id FROM files WHERE path = ?", (rel,)).fetchone()
+            if row is not None:
+                conn.execute(
+                    _DELETE_VECTORS,
+                    (row[0],),
+                )
+                conn.execute("DELETE FROM chunks WHERE file_id = ?", (row[0],))
+                conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _index_one(self, rel: str, real: Path, report: ScanReport, *, force: bool = False) -> None:
+        conn = self._w()
+        try:
+            st = real.stat()
+        except OSError as err:
+            self._record_failure(rel, 0, 0, "", f"cannot stat: {err.strerror}", report)
+            return
+        row = conn.execute(
+            "SELECT size, mtime_ns, hash FROM files WHERE path = ?", (rel,)
+        ).fetchone()
+        if not force and row is not None and row[0] == st.st_size and row[1] == st.st_mtime_ns:
+            report.unchanged += 1
+            return
+        if st.st_size > MAX_FILE_BYTES:
+            msg = f"file is {st.st_size} bytes; the limit is {MAX_FILE_BYTES}"
+            self._record_failure(rel, st.st_size, st.st_mtime_ns, "", msg, report)
+            return
+        try:
+            with real.open("rb") as fh:
+                raw = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as err:
+            msg = f"cannot read: {err.strerror or err}"
+            self._record_failure(rel, st.st_size, st.st_mtime_ns, "", msg, report)
+            return
+        digest = _file_hash(raw)
+        if not force and row is not None and row[2] == digest:
+            conn.execute(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
+                (st.st_size, st.st_mtime_ns, rel),
+            )
+            report.unchanged += 1
+            return
+        try:
+            chunks = chunk_sections(parse_document(real.name, raw))
+        except ParseError as err:
+            self._record_failure(rel, st.st_size, st.st_mtime_ns, digest, str(err), report)
+            return
+        except Exception as err:
+            msg = f"parser failed: {type(err).__name__}: {err}"
+            self._record_failure(rel, st.st_size, st.st_mtime_ns, digest, msg, report)
+            return
+        self._replace(rel, st.st_size, st.st_mtime_ns, digest, None, chunks)
+        report.indexed += 1
+        report.chunks += len(chunks)
+
+    def _record_failure(
+        self, rel: str, size: int, mtime_ns: int, digest: str, reason: str, report: ScanReport
+    ) -> None:
+        _LOGGER.warning("rag %s: cannot index %s: %s", self.name, rel, reason)
+        self._replace(rel, size, mtime_ns, digest, reason, [])
+        report.failed += 1
+        report.errors.append((rel, reason))
+
+    def _replace(
+        self, rel: str, size: int, mtime_ns: int, digest: str, error: str | None, chunks: list[Any]
+    ) -> None:
+        """Swap a file's chunks in one transaction, so a crash leaves old or new, never half."""
+        conn = self._w()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute("SELECT id FROM files WHERE path = ?", (rel,)).fetchone()
+            now = time.time()
+            if row is None:
+                cur = conn.execute(
+                    "INSERT INTO files(path, size, mtime_ns, hash, chunks, error, indexed_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (rel, size, mtime_ns, digest, len(chunks), error, now),
+                )
+                file_id = cur.lastrowid
+            else:
+                file_id = row[0]
+                conn.execute(
+                    _DELETE_VECTORS,
+                    (file_id,),
+                )
+                conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+                conn.execute(
+                    "UPDATE files SET size = ?, mtime_ns = ?, hash = ?, chunks = ?, error = ?, "
+                    "indexed_at = ? WHERE id = ?",
+                    (size, mtime_ns, digest, len(chunks), error, now, file_id),
+                )
+            conn.executemany(
+                "INSERT INTO chunks(file_id, ord, heading, content) VALUES (?, ?, ?, ?)",
+                [(file_id, i, c.heading, c.content) for i, c in enumerate(chunks)],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def embed_missing(
+        self, embedder: Any, loop: Any, stop: threading.Event, budget: int | None = None
+    ) -> int:
+        """Embed chunks without a vector; a different model than before re-embeds all."""
+        conn = self._w()
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedder', 'dim')"))
+        if meta.get("embedder") != embedder.name or meta.get("dim") != str(embedder.dim):
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("DELETE FROM vectors")
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?), ('dim', ?)",
+                (embedder.name, str(embedder.dim)),
+            )
+            conn.execute("COMMIT")
+            self._generation += 1
+        done = 0
+        while not stop.is_set() and (budget is None or done < budget):
+            rows = conn.execute(
+                "SELECT c.id, c.heading, c.content FROM chunks c "
+                "LEFT JOIN vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL LIMIT ?",
+                (EMBED_BATCH,),
+            ).fetchall()
+            if not rows:
+                break
+            texts = [f"{h}\n{c}" if h else c for _, h, c in rows]
+            vectors = embed_blocking(embedder, texts, loop)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # A chunk replaced meanwhile is skipped: only live chunk ids get vectors.
+                conn.executemany(
+                    "INSERT OR REPLACE INTO vectors(chunk_id, vec) "
+                    "SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+                    [
+                        (r[0], v.astype(np.float32).tobytes(), r[0])
+                        for r, v in zip(rows, vectors, strict=True)
+                    ],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            done += len(rows)
+        if done:
+            self._generation += 1
+        return done
+
+    # --- search (any thread) -------------------------------------------------
+
+    def _read(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        with self._read_lock:
+            if self._reader is None:
+                raise sqlite3.ProgrammingError(f"database {self.name} is closed")
+            return fn(self._reader)
+
+    def _alive(self, hits: list[Hit]) -> list[Hit]:
+        """Drop hits whose file vanished and is not yet pruned."""
+        return [h for h in hits if (self.root / h.path).exists()]
+
+    def search_keyword(self, query: str, limit: int) -> list[Hit]:
+        """BM25 over the FTS5 index; every word is a literal, OR-ed."""
+        expr = fts_query(query)
+        if expr is None:
+            return []
+
+        def run(conn: sqlite3.Connection) -> list[Hit]:
+            rows = conn.execute(
+                "SELECT c.id, f.path, c.ord, c.heading, c.content, m.rank FROM "
+                "(SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? "
+                "ORDER BY rank LIMIT ?) AS m "
+                "JOIN chunks c ON c.id = m.rowid JOIN files f ON f.id = c.file_id "
+                "ORDER BY m.rank",
+                (expr, limit),
+            ).fetchall()
+            return [Hit(r[0], r[1], r[2], r[3], r[4], -float(r[5])) for r in rows]
+
+        return self._alive(self._read(run))
+
+    def _vectors(self) -> tuple[str, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        cached = self._matrix
+        if cached is not None and cached[0] == self._generation:
+            return cached[1], cached[2], cached[3]
+        generation = self._generation
+
+        def load(conn: sqlite3.Connection) -> tuple[str, list[int], list[bytes]]:
+            meta = dict(conn.execute("SELECT key, value FROM meta WHERE key = 'embedder'"))
+            rows = conn.execute("SELECT chunk_id, vec FROM vectors ORDER BY chunk_id").fetchall()
+            return meta.get("embedder", ""), [r[0] for r in rows], [r[1] for r in rows]
+
+        name, ids, blobs = self._read(load)
+        if blobs:
+            matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+        else:
+            matrix = np.zeros((0, 1), dtype=np.float32)
+        id_arr = np.asarray(ids, dtype=np.int64)
+        self._matrix = (generation, name, matrix, id_arr)
+        return name, matrix, id_arr
+
+    def embedded_with(self) -> tuple[str, int]:
+        """The embedder name the stored vectors came from, and how many there are."""
+        name, matrix, _ = self._vectors()
+        return name, int(matrix.shape[0])
+
+    def search_vector(self, embedder_name: str, vec: Vector, limit: int) -> list[Hit]:
+        """Cosine similarity against the stored vectors (exact, in memory)."""
+        name, matrix, ids = self._vectors()
+        if name != embedder_name or matrix.shape[0] == 0 or matrix.shape[1] != vec.shape[0]:
+            return []
+        sims = matrix @ vec
+        k = min(limit, sims.shape[0])
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.argsort(-sims[top])]
+        picked = [(int(ids[i]), float(sims[i])) for i in top if sims[i] > 0]
+        if not picked:
+            return []
+        score = dict(picked)
+
+        def run(conn: sqlite3.Connection) -> list[Hit]:
+            marks = ",".join("?" * len(picked))
+            rows = conn.execute(
+                "SELECT c.id, f.path, c.ord, c.heading, c.content FROM chunks c "  # noqa: S608
+                f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+                [cid for cid, _ in picked],
+            ).fetchall()
+            return [Hit(r[0], r[1], r[2], r[3], r[4], score[r[0]]) for r in rows]
+
+        hits = sorted(self._read(run), key=lambda h: h.score, reverse=True)
+        return self._alive(hits)
+
+    def status(self) -> dict[str, Any]:
+        """Files indexed, failures with reasons, chunk count and last update."""
+
+        def run(conn: sqlite3.Connection) -> dict[str, Any]:
+            files, chunks = conn.execute(
+                "SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE error IS NULL"
+            ).fetchone()
+            failed = [
+                {"path": p, "error": e}
+                for p, e in conn.execute(
+                    "SELECT path, error FROM files WHERE error IS NOT NULL ORDER BY path LIMIT 200"
+                )
+            ]
+            n_failed = conn.execute("SELECT count(*) FROM files WHERE error IS NOT NULL").fetchone()
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+            vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            return {
+                "files_indexed": files,
+                "chunks": chunks,
+                "files_failed": n_failed[0],
+                "failures": failed,
+                "last_update": float(meta["last_update"]) if "last_update" in meta else None,
+                "embedder": {
+                    "name": meta.get("embedder"),
+                    "dim": int(meta["dim"]) if "dim" in meta else None,
+                    "vectors": vectors,
+                },
+            }
+
+        out: dict[str, Any] = self._read(run)
+        return out
+
+    def read_text(self, rel: str) -> str:
+        """Text of one indexed file, re-read from disk (for source bundles)."""
+        from .parsing import document_text
+
+        real = self._admissible(self.root / rel)
+        if real is None:
+            raise FileNotFoundError(rel)
+        with real.open("rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        return document_text(real.name, raw)

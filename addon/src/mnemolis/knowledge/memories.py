@@ -1,0 +1,432 @@
+"""Memories (the MemorySmith contract): short notes with tags and a status lifecycle."""
+
+# SQL here is assembled only from constant column lists and "?" placeholders.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import InvalidArgument, NotFound
+from .database import connect
+from .embedder import Vector
+from .text import fts_query, rrf
+
+STATUSES = ("Unconsolidated", "Working", "Core", "Deprecated")
+MemoryMode = Literal["lexical", "semantic", "hybrid"]
+MAX_CONTENT_CHARS = 20_000
+MAX_TAGS = 32
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    content TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memory_tags (
+    memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (memory_id, tag)
+);
+CREATE INDEX IF NOT EXISTS memory_tags_tag ON memory_tags(tag);
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    content, tags, content='memories', content_rowid='seq',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, content, tags) VALUES (new.seq, new.content, new.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content, tags)
+    VALUES ('delete', old.seq, old.content, old.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content, tags)
+    VALUES ('delete', old.seq, old.content, old.tags);
+    INSERT INTO memories_fts(rowid, content, tags) VALUES (new.seq, new.content, new.tags);
+END;
+CREATE TABLE IF NOT EXISTS memory_vectors (
+    memory_id TEXT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+    embedder TEXT NOT NULL,
+    vec BLOB NOT NULL
+);
+"""
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass(slots=True)
+class Memory:
+    """One memory as every surface returns it."""
+
+    id: str
+    content: str
+    tags: list[str]
+    status: str
+    created_at: float
+    updated_at: float
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (times in ISO 8601 UTC)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "content": self.content,
+            "tags": self.tags,
+            "status": self.status,
+            "created_at": _iso(self.created_at),
+            "updated_at": _iso(self.updated_at),
+        }
+        if self.score is not None:
+            out["score"] = round(self.score, 6)
+        return out
+
+
+def parse_tags(value: object) -> list[str]:
+    """Tags from a list or a comma-separated string: trimmed, de-duplicated ignoring case."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[object] = list(value.split(","))
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        raise InvalidArgument("tags must be a list of strings or a comma-separated string")
+    out: dict[str, str] = {}
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidArgument("tags must be strings")
+        tag = item.strip()
+        if not tag:
+            continue
+        if len(tag) > 100:
+            raise InvalidArgument(f"tag {tag[:20]!r}… is longer than 100 characters")
+        out.setdefault(tag.lower(), tag)
+    if len(out) > MAX_TAGS:
+        raise InvalidArgument(f"at most {MAX_TAGS} tags per memory")
+    return list(out.values())
+
+
+def parse_status(value: object, *, allow_many: bool = False) -> list[str]:
+    """Canonical status names (case-insensitive input)."""
+    if value is None or value == "" or value == []:
+        return []
+    raw = value.split(",") if isinstance(value, str) else value
+    if not isinstance(raw, list | tuple) or (len(raw) > 1 and not allow_many):
+        raise InvalidArgument(f"status must be one of {', '.join(STATUSES)}")
+    by_lower = {s.lower(): s for s in STATUSES}
+    out = []
+    for item in raw:
+        key = item.strip().lower() if isinstance(item, str) else None
+        if key not in by_lower:
+            raise InvalidArgument(f"unknown status {item!r}; allowed: {', '.join(STATUSES)}")
+        out.append(by_lower[key])
+    return list(dict.fromkeys(out))
+
+
+def check_content(value: object) -> str:
+    """Non-empty content within the size limit."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgument("content is required and must not be empty")
+    if len(value) > MAX_CONTENT_CHARS:
+        raise InvalidArgument(
+            f"content is {len(value)} characters; the limit is {MAX_CONTENT_CHARS}"
+        )
+    if "\x00" in value:
+        raise InvalidArgument("content contains a NUL character")
+    return value.strip()
+
+
+class MemoryStore:
+    """``<data_dir>/memories.db``: every acknowledged write is on disk (synchronous=FULL)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / "memories.db"
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    def open(self) -> None:
+        """Create or open the database."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = connect(self.path, synchronous="FULL")
+        conn.executescript(SCHEMA)
+        self._conn = conn
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise sqlite3.ProgrammingError("memory store is closed")
+        return self._conn
+
+    @staticmethod
+    def _row(row: tuple[Any, ...], score: float | None = None) -> Memory:
+        return Memory(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], score)
+
+    _COLS = "id, content, tags, status, created_at, updated_at"
+
+    def count(self) -> int:
+        """How many memories exist."""
+        with self._lock:
+            return int(self._db().execute("SELECT count(*) FROM memories").fetchone()[0])
+
+    def create(
+        self, content: str, tags: list[str], status: str, vec: Vector | None, embedder: str
+    ) -> Memory:
+        """Insert one memory; durable when this returns."""
+        now = time.time()
+        mid = uuid.uuid4().hex
+        with self._lock:
+            conn = self._db()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memories").fetchone()[0]
+                conn.execute(
+                    "INSERT INTO memories(id, seq, content, tags, status, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (mid, seq, content, json.dumps(tags, ensure_ascii=False), status, now, now),
+                )
+                conn.executemany(
+                    "INSERT INTO memory_tags(memory_id, tag) VALUES (?, ?)",
+                    [(mid, t.lower()) for t in tags],
+                )
+                if vec is not None:
+                    conn.execute(
+                        "INSERT INTO memory_vectors(memory_id, embedder, vec) VALUES (?, ?, ?)",
+                        (mid, embedder, vec.astype(np.float32).tobytes()),
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return Memory(mid, content, tags, status, now, now)
+
+    def get(self, mid: str) -> Memory:
+        """One memory or NotFound."""
+        with self._lock:
+            row = (
+                self._db()
+                .execute(
+                    f"SELECT {self._COLS} FROM memories WHERE id = ?",
+                    (mid,),
+                )
+                .fetchone()
+            )
+        if row is None:
+            raise NotFound(f"memory {mid!r} does not exist")
+        return self._row(row)
+
+    def update(
+        self,
+        mid: str,
+        *,
+        content: str | None,
+        tags: list[str] | None,
+        status: str | None,
+        vec: Vector | None,
+        embedder: str,
+    ) -> Memory:
+        """Change content, tags or status; the updated time moves."""
+        current = self.get(mid)
+        new_content = content if content is not None else current.content
+        new_tags = tags if tags is not None else current.tags
+        new_status = status or current.status
+        now = time.time()
+        with self._lock:
+            conn = self._db()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(
+                    "UPDATE memories SET content = ?, tags = ?, status = ?, updated_at = ? "
+                    "WHERE id = ?",
+                    (new_content, json.dumps(new_tags, ensure_ascii=False), new_status, now, mid),
+                )
+                if tags is not None:
+                    conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (mid,))
+                    conn.executemany(
+                        "INSERT INTO memory_tags(memory_id, tag) VALUES (?, ?)",
+                        [(mid, t.lower()) for t in new_tags],
+                    )
+                if vec is not None:
+                    conn.execute(
+                        "INSERT OR REPLACE INTO memory_vectors(memory_id, embedder, vec) "
+                        "VALUES (?, ?, ?)",
+                        (mid, embedder, vec.astype(np.float32).tobytes()),
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return Memory(mid, new_content, new_tags, new_status, current.created_at, now)
+
+    def delete(self, mid: str) -> None:
+        """Remove one memory or NotFound."""
+        with self._lock:
+            conn = self._db()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cur = conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        if cur.rowcount == 0:
+            raise NotFound(f"memory {mid!r} does not exist")
+
+    def tags(self) -> list[str]:
+        """Every tag in use (lower-cased), most used first."""
+        with self._lock:
+            rows = (
+                self._db()
+                .execute(
+                    "SELECT tag FROM memory_tags GROUP BY tag ORDER BY count(*) DESC, tag LIMIT 500"
+                )
+                .fetchall()
+            )
+        return [r[0] for r in rows]
+
+    def _filter_sql(self, tags: list[str], statuses: list[str]) -> tuple[str, list[Any]]:
+        where: list[str] = []
+        args: list[Any] = []
+        if tags:
+            where.append(
+                "m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN "
+                f"({','.join('?' * len(tags))}))"
+            )
+            args.extend(t.lower() for t in tags)
+        if statuses:
+            where.append(f"m.status IN ({','.join('?' * len(statuses))})")
+            args.extend(statuses)
+        return (" AND ".join(where) or "1"), args
+
+    def recent(
+        self, tags: list[str], statuses: list[str], limit: int, offset: int = 0
+    ) -> tuple[list[Memory], int]:
+        """Newest first, filtered; also the total that matched."""
+        where, args = self._filter_sql(tags, statuses)
+        cols = ", ".join(f"m.{c.strip()}" for c in self._COLS.split(","))
+        with self._lock:
+            conn = self._db()
+            rows = conn.execute(
+                f"SELECT {cols} FROM memories m WHERE {where} "
+                "ORDER BY m.created_at DESC, m.seq DESC LIMIT ? OFFSET ?",
+                [*args, limit, offset],
+            ).fetchall()
+            total = conn.execute(
+                f"SELECT count(*) FROM memories m WHERE {where}",
+                args,
+            ).fetchone()[0]
+        return [self._row(r) for r in rows], int(total)
+
+    def lexical(self, query: str, tags: list[str], statuses: list[str], limit: int) -> list[Memory]:
+        """BM25 over content and tags; the query is plain words, never syntax."""
+        expr = fts_query(query)
+        if expr is None:
+            return []
+        where, args = self._filter_sql(tags, statuses)
+        cols = ", ".join(f"m.{c.strip()}" for c in self._COLS.split(","))
+        with self._lock:
+            rows = (
+                self._db()
+                .execute(
+                    f"SELECT {cols}, f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
+                    f"WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?",
+                    [expr, *args, limit],
+                )
+                .fetchall()
+            )
+        return [self._row(r, -float(r[6])) for r in rows]
+
+    def semantic(
+        self, embedder: str, vec: Vector, tags: list[str], statuses: list[str], limit: int
+    ) -> list[Memory]:
+        """Cosine similarity over memories embedded with the same model."""
+        where, args = self._filter_sql(tags, statuses)
+        cols = ", ".join(f"m.{c.strip()}" for c in self._COLS.split(","))
+        with self._lock:
+            rows = (
+                self._db()
+                .execute(
+                    f"SELECT {cols}, v.vec FROM memory_vectors v "
+                    "JOIN memories m ON m.id = v.memory_id "
+                    f"WHERE v.embedder = ? AND {where}",
+                    [embedder, *args],
+                )
+                .fetchall()
+            )
+        if not rows:
+            return []
+        matrix = np.frombuffer(b"".join(r[6] for r in rows), dtype=np.float32).reshape(
+            len(rows), -1
+        )
+        if matrix.shape[1] != vec.shape[0]:
+            return []
+        sims = matrix @ vec
+        order = np.argsort(-sims)[:limit]
+        return [self._row(rows[i], float(sims[i])) for i in order if sims[i] > 0]
+
+    def missing_vectors(self, embedder: str, limit: int = 256) -> list[tuple[str, str]]:
+        """Memories without a vector from this embedder (after a model change)."""
+        with self._lock:
+            rows = (
+                self._db()
+                .execute(
+                    "SELECT m.id, m.content || ' ' || m.tags FROM memories m "
+                    "LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.embedder = ? "
+                    "WHERE v.memory_id IS NULL LIMIT ?",
+                    (embedder, limit),
+                )
+                .fetchall()
+            )
+        return [(r[0], r[1]) for r in rows]
+
+    def store_vectors(self, embedder: str, items: list[tuple[str, Vector]]) -> None:
+        """Save vectors computed after the fact."""
+        with self._lock:
+            conn = self._db()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO memory_vectors(memory_id, embedder, vec) "
+                    "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)",
+                    [(mid, embedder, v.astype(np.float32).tobytes(), mid) for mid, v in items],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+
+def fuse(lists: list[list[Memory]], limit: int, k: int = 60) -> list[Memory]:
+    """Hybrid: RRF of lexical and semantic rankings; score = RRF sum (rank signal)."""
+    by_id: dict[str, Memory] = {}
+    for lst in lists:
+        for m in lst:
+            by_id.setdefault(m.id, m)
+    fused = rrf([[m.id for m in lst] for lst in lists], k)
+    out = []
+    for mid, score in fused[:limit]:
+        m = by_id[mid]
+        out.append(Memory(m.id, m.content, m.tags, m.status, m.created_at, m.updated_at, score))
+    return out

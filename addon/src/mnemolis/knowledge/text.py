@@ -1,0 +1,44 @@
+"""Query text helpers shared by documents and memories: FTS5 quoting and RRF."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Sequence
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+_STOP = (
+    "a an and are as at be but by can could did do does for from had has have how i if in is it "
+    "its me my of on or our should so that the their them then there these they this to was we "
+    "were what when where which who why will with would you your"
+)
+STOPWORDS = frozenset(_STOP.split())
+
+
+def query_tokens(text: str) -> list[str]:
+    """Lower-cased word tokens, stop words dropped unless nothing else is left."""
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    kept = [w for w in words if w not in STOPWORDS]
+    return list(dict.fromkeys(kept or words))
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 MATCH expression that treats every word as a literal (no query language).
+
+    Each token is double-quoted, so ``title:x``, ``a AND b``, ``auth*`` and stray
+    quotes are plain words and never a syntax error. Words are OR-ed; BM25 ranks
+    passages that contain more of them higher.
+    """
+    tokens = query_tokens(text)
+    if not tokens:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens[:64])
+
+
+def rrf[K: Hashable](rankings: Sequence[Sequence[K]], k: int = 60) -> list[tuple[K, float]]:
+    """Reciprocal Rank Fusion: sum of 1/(k + rank); the score is a rank signal only."""
+    scores: dict[K, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)

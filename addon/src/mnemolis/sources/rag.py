@@ -1,0 +1,106 @@
+"""The ``rag`` source: the home's document databases answer with cited passages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import SourceError, SourceNotConfigured
+from ..knowledge.text import query_tokens
+from ..models import Evidence, SourceAnswer
+from .base import QueryContext, Source, SourceHealth
+
+if TYPE_CHECKING:
+    from ..knowledge.store import KnowledgeStore
+
+MIN_COVERAGE = 0.5
+PASSAGES = 3
+PASSAGE_CHARS = 700
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def coverage(query: str, *texts: str) -> float:
+    """Share of the question's content words that appear in the texts."""
+    wanted = set(query_tokens(query))
+    if not wanted:
+        return 0.0
+    have = {w.lower() for t in texts for w in _WORD.findall(t)}
+    return len(wanted & have) / len(wanted)
+
+
+def clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word boundary."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit].rstrip() + "…"
+
+
+def knowledge_store(services: dict[str, object]) -> KnowledgeStore | None:
+    """The running store, if any."""
+    from ..knowledge.store import KnowledgeStore
+
+    store = services.get("knowledge")
+    return store if isinstance(store, KnowledgeStore) else None
+
+
+class RagSource(Source):
+    """Hybrid search over every loaded database; passages must cover the question's words."""
+
+    name = "rag"
+    description = "Your document databases (manuals, notes, PDFs) and Mnemolis's own docs"
+
+    @property
+    def configured(self) -> bool:
+        store = knowledge_store(self.deps.services)
+        return store is not None and bool(store.databases)
+
+    async def health(self) -> SourceHealth:
+        store = knowledge_store(self.deps.services)
+        detail: dict[str, object] = {}
+        if store is not None:
+            detail = {"databases": store.names(), "failed": sorted(store.failed)}
+        return SourceHealth(
+            name=self.name,
+            enabled=self.enabled,
+            configured=self.configured,
+            healthy=self.configured and self.last_error is None,
+            last_error=self.last_error,
+            detail=detail,
+        )
+
+    async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
+        store = knowledge_store(self.deps.services)
+        if store is None or not store.databases:
+            raise SourceNotConfigured("no document database is loaded")
+        try:
+            passages = await store.search_all(question, limit=10, mode="hybrid")
+        except SourceError:
+            raise
+        relevant = [
+            p for p in passages if coverage(question, p.hit.content, p.hit.heading) >= MIN_COVERAGE
+        ]
+        if not relevant:
+            return SourceAnswer(source=self.name, answer="")
+        evidence: list[Evidence] = []
+        lines: list[str] = []
+        for p in relevant[:PASSAGES]:
+            title = Path(p.hit.path).name + (f" — {p.hit.heading}" if p.hit.heading else "")
+            evidence.append(
+                Evidence(
+                    source=self.name,
+                    title=f"{p.db}: {title}",
+                    text=p.hit.content,
+                    ref=p.source,
+                    score=p.score,
+                )
+            )
+            lines.append(f"From {p.db} / {title}:\n{clip(p.hit.content, PASSAGE_CHARS)}")
+        return SourceAnswer(
+            source=self.name,
+            answer="\n\n".join(lines),
+            evidence=evidence,
+            data={"databases": sorted({p.db for p in relevant[:PASSAGES]})},
+        )

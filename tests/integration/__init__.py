@@ -1,0 +1,1 @@
+"""Tests for the Home Assistant integration (run in the HA venv with PHCC)."""
