@@ -104,6 +104,7 @@ class Mnemolis:
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=10),
             headers={"User-Agent": f"Mnemolis/{self.version}"},
         )
+        await self._start_knowledge()
         deps = SourceDeps(settings=self.settings, session=self.session, services=self.services)
         self.sources = build_sources(deps)
         self.health_checks.setdefault("store", self._store_health)
@@ -115,6 +116,21 @@ class Mnemolis:
                 except Exception as err:
                     _LOGGER.warning("source %s failed to start: %s", source.name, err)
                     source.last_error = f"start failed: {err}"
+
+    async def _start_knowledge(self) -> None:
+        """Open document databases and memories; publish them as services."""
+        from .knowledge import KnowledgeStore
+
+        store = await KnowledgeStore.open(
+            self.settings, watch=self.settings.rag.watch, services=self.services
+        )
+        store.publish(self.services)
+        self.on_stop(store.close)
+
+        async def knowledge_health() -> ComponentHealth:
+            return ComponentHealth(*store.health_detail())
+
+        self.health_checks["knowledge"] = knowledge_health
 
     def on_stop(self, callback: Callable[[], Awaitable[None]]) -> None:
         """Run callback at shutdown, last registered first."""

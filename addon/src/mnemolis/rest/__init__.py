@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import health, metrics, queries, search, sources, ui
+from . import context, health, memories, metrics, queries, rag, search, sources, ui
 from .registry import Access, Endpoint, RouteTable
 
 # Add a module here to expose its routes (and document them in /openapi.json).
@@ -13,6 +13,9 @@ ROUTE_TABLES: list[RouteTable] = [
     queries.routes,
     metrics.routes,
     ui.routes,
+    rag.routes,
+    memories.routes,
+    context.routes,
 ]
 
 __all__ = ["ROUTE_TABLES", "Access", "Endpoint", "RouteTable"]

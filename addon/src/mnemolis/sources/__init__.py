@@ -28,11 +28,20 @@ def _unbuilt(source_name: str) -> type[Source]:
 def _built() -> list[type[Source]]:
     """Connector classes this build ships; one import per source module."""
     from .kiwix import KiwixSource
+    from .memory import MemorySource
     from .news import NewsSource
+    from .rag import RagSource
     from .uptime import UptimeSource
     from .web import WebSource
 
-    built: list[type[Source]] = [NewsSource, WebSource, KiwixSource, UptimeSource]
+    built: list[type[Source]] = [
+        NewsSource,
+        WebSource,
+        KiwixSource,
+        UptimeSource,
+        RagSource,
+        MemorySource,
+    ]
     return built
 
 
