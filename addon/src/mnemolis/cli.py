@@ -34,6 +34,23 @@ def _mcp(settings: Settings, args: argparse.Namespace) -> int:
 COMMANDS.append(("mcp", "MCP over stdio (Claude Code / Claude Desktop)", _mcp_arguments, _mcp))
 
 
+def _rag_arguments(parser: argparse.ArgumentParser) -> None:
+    from .knowledge.cli import add_arguments
+
+    add_arguments(parser)
+
+
+def _rag(settings: Settings, args: argparse.Namespace) -> int:
+    from .knowledge.cli import run
+
+    return run(settings, args)
+
+
+COMMANDS.append(
+    ("rag", "document databases: add, list, search, reindex, remove", _rag_arguments, _rag)
+)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="settings file (YAML or TOML)")
     parser.add_argument("--data-dir", metavar="DIR", help="where data lives (default ./data)")

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 _LOGGER = logging.getLogger(__name__)
+# pypdf warns per malformed object; the indexer reports one reason per file instead.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".rst", ".log"})
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
