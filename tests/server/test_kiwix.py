@@ -73,9 +73,7 @@ async def test_extract_prefers_sentences_about_the_question(
     assert "1953" in body["result"]
 
 
-async def test_term_only_in_the_second_book(
-    make_client: Client, kiwix_server: KiwixServer
-) -> None:
+async def test_term_only_in_the_second_book(make_client: Client, kiwix_server: KiwixServer) -> None:
     client = await make_client(kiwix={"url": kiwix_server.url})
     body = await ask(client, "How do you keep a sourdough starter alive?")
     top = body["citations"][0]

@@ -402,7 +402,8 @@ class NewsSource(HttpSource):
             title_words = [w for w in words(title) if len(w) >= 3 and w not in _NEWS_NOISE]
             for term in terms:
                 if len(term) >= 3 and any(fuzz.ratio(term, w) >= 90 for w in title_words):
-                    named.append(title)
+                    if title not in named:
+                        named.append(title)
                     used.add(term)
         return named, [t for t in terms if t not in used]
 

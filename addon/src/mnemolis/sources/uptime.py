@@ -87,7 +87,8 @@ class Monitor:
 
     def describe(self) -> str:
         """One line a person can read aloud."""
-        parts = [f"{self.name} is {self.status}"]
+        state = {"maintenance": "in maintenance", "unknown": "not reporting yet"}
+        parts = [f"{self.name} is {state.get(self.status, self.status)}"]
         facts: list[str] = []
         if self.last_check:
             facts.append(f"last check {self.last_check}")
