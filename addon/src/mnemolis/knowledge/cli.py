@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 from typing import Any
 
 from ..settings import Settings
@@ -56,7 +57,8 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     try:
         action = args.rag_action
         if action == "add":
-            status = await store.register(args.name, args.path, wait=True)
+            path = os.path.abspath(os.path.expanduser(args.path))
+            status = await store.register(args.name, path, wait=True)
             print("registered " + _summary(status))
         elif action == "list":
             statuses = await store.all_status()

@@ -78,7 +78,9 @@ def check_folder(settings: Settings, path: object) -> Path:
         raise InvalidArgument("path contains a NUL character")
     given = Path(path.strip()).expanduser()
     if not given.is_absolute():
-        given = Path.cwd() / given
+        raise InvalidArgument(
+            f"path {path!r} must be absolute (the server's working folder is arbitrary)"
+        )
     roots = allowed_roots(settings)
     try:
         real = given.resolve(strict=True)

@@ -1,0 +1,359 @@
+"""Document databases over REST, MCP tools and the router: the Kura contract."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnemolis.tools import call_tool
+
+from .knowledge_helpers import core_of, sources_of, store_of, write_docs
+
+Client = Callable[..., Any]
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    return write_docs(tmp_path / "roots" / "house")
+
+
+async def rag_client(make_client: Client, tmp_path: Path, **extra: Any) -> Any:
+    return await make_client(rag={"roots": [str(tmp_path / "roots")], "watch": False}, **extra)
+
+
+async def register(client: Any, name: str, path: Path | str, **headers: str) -> Any:
+    resp = await client.post("/api/rag", json={"name": name, "path": str(path)}, headers=headers)
+    return resp
+
+
+async def registered(client: Any, docs: Path, name: str = "house") -> None:
+    resp = await register(client, name, docs)
+    assert resp.status == 201, await resp.text()
+    await store_of(client).wait_idle()
+
+
+async def test_fresh_server_lists_bundled_docs_in_kura_shape(make_client: Client) -> None:
+    client = await make_client()
+    resp = await client.get("/api/list")
+    assert resp.status == 200
+    body = await resp.json()
+    assert set(body) == {"loaded", "registered"}
+    assert body["loaded"] == ["mnemolis-docs"]
+    assert [set(r) for r in body["registered"]] == [{"db", "createAt"}]
+    assert body["registered"][0]["db"] == "mnemolis-docs"
+    status = await (await client.get("/api/rag/mnemolis-docs")).json()
+    assert status["readonly"] is True
+    assert status["files_indexed"] >= 3
+    assert status["embedder"]["name"] == "hashing-fallback"
+
+
+async def test_fresh_server_answers_connect_claude_desktop(make_client: Client) -> None:
+    client = await make_client()
+    resp = await client.post("/search", json={"query": "how do I connect Claude Desktop?"})
+    body = await resp.json()
+    assert resp.status == 200, body
+    assert body["source_used"] == "rag"
+    assert "claude_desktop_config.json" in body["result"]
+    refs = [c.get("ref", "") for c in body["citations"]]
+    assert any(r.endswith("connect-claude-desktop.md") for r in refs), refs
+    stats = await (await client.get("/api/stats")).json()
+    assert stats["documents_indexed"] >= 3
+
+
+async def test_bundled_docs_removal_survives_restart(make_client: Client) -> None:
+    client = await make_client()
+    resp = await client.delete("/api/rag/mnemolis-docs")
+    assert resp.status == 200
+    assert (await (await client.get("/api/list")).json())["loaded"] == []
+    again = await make_client()  # same data dir, new process-equivalent
+    assert (await (await again.get("/api/list")).json()) == {"loaded": [], "registered": []}
+
+
+async def test_register_index_search_and_status(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    client = await rag_client(make_client, tmp_path)
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 truncated nonsense")
+    await registered(client, docs)
+    body = await (await client.get("/api/list")).json()
+    assert body["loaded"] == ["house", "mnemolis-docs"]
+    status = await (await client.get("/api/rag/house")).json()
+    assert status["files_indexed"] == 3
+    assert status["files_failed"] == 1
+    assert status["failures"][0]["path"] == "broken.pdf"
+    assert "PDF" in status["failures"][0]["error"]
+    assert status["last_update"] is not None
+    assert status["path"] == str(docs.resolve())
+    listing = await (await client.get("/api/rag")).json()
+    assert {d["db"] for d in listing["databases"]} == {"house", "mnemolis-docs"}
+
+    resp = await client.post("/api/rag/house/search", json={"q": "red button", "mode": "keyword"})
+    result = await resp.json()
+    assert list(result) == ["keyword"]
+    group = result["keyword"][0]
+    assert group["source"] == str(docs.resolve() / "boiler.html")
+    assert group["matches"][0]["chunk"] >= 0
+    assert "red button" in group["matches"][0]["content"]
+    # Script text never reaches the index.
+    resp = await client.post("/api/rag/house/search", json={"q": "scriptword", "mode": "keyword"})
+    assert await resp.json() == {}
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "hybrid"])
+async def test_every_mode_finds_the_passage(
+    make_client: Client, tmp_path: Path, docs: Path, mode: str
+) -> None:
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    result = await store_of(client).search_rag("house", "guest wifi network name", 5, mode)
+    assert list(result) == [mode]
+    assert sources_of(result)[0] == "wifi.txt"
+
+
+async def test_search_rag_argument_rules(make_client: Client, tmp_path: Path, docs: Path) -> None:
+    client = await rag_client(make_client, tmp_path)
+    for i in range(15):
+        (docs / f"tomato-{i}.md").write_text(f"# Tomato {i}\n\nTomato note number {i}.\n")
+    await registered(client, docs)
+    core = core_of(client)
+
+    async def tool(args: dict[str, Any]) -> Any:
+        return await call_tool(core, "search_rag", args, "read")
+
+    def count(res: Any) -> int:
+        assert not res.is_error, res.text
+        return sum(len(g["matches"]) for groups in res.structured.values() for g in groups)
+
+    # limit: default 10; 1..100 honoured; anything else becomes 10.
+    assert count(await tool({"db": "house", "q": "tomato", "mode": "keyword"})) == 10
+    assert count(await tool({"db": "house", "q": "tomato", "mode": "keyword", "limit": 3})) == 3
+    for bad in (0, -1, 101, 1000, "abc", None, 2.5, True):
+        res = await tool({"db": "house", "q": "tomato", "mode": "keyword", "limit": bad})
+        assert count(res) == 10, bad
+    assert count(await tool({"db": "house", "q": "tomato", "limit": "4", "mode": "keyword"})) == 4
+    # mode is case-insensitive and names the result key.
+    res = await tool({"db": "house", "q": "tomato", "mode": "KeyWord"})
+    assert list(res.structured) == ["keyword"]
+    res = await tool({"db": "house", "q": "tomato"})
+    assert list(res.structured) == ["hybrid"]
+    res = await tool({"db": "house", "q": "tomato", "mode": "fuzzy"})
+    assert res.is_error and "mode" in res.text
+    # db and q are trimmed and required.
+    res = await tool({"db": "  house ", "q": "   red button  ", "mode": "keyword"})
+    assert sources_of(res.structured) == ["boiler.html"]
+    for args in ({"q": "x"}, {"db": "house"}, {"db": "house", "q": "   "}, {"db": " ", "q": "x"}):
+        res = await tool(args)
+        assert res.is_error and res.text.startswith("invalid argument"), (args, res.text)
+    # unknown db and no match.
+    res = await tool({"db": "nope", "q": "x"})
+    assert res.is_error and res.text == 'invalid argument: "nope" not exist'
+    res = await tool({"db": "house", "q": "zzzqqq", "mode": "keyword"})
+    assert not res.is_error and res.structured == {} and res.text.strip() == "{}"
+    # REST twin: same rules, error in the envelope.
+    resp = await client.post("/api/rag/nope/search", json={"q": "x"})
+    assert resp.status == 400
+    assert (await resp.json())["error"]["message"] == 'invalid argument: "nope" not exist'
+    resp = await client.post("/api/rag/house/search", json={"q": "tomato", "limit": 500})
+    assert sum(len(g["matches"]) for g in (await resp.json())["hybrid"]) == 10
+
+
+async def test_list_rag_tool_matches_rest(make_client: Client, tmp_path: Path, docs: Path) -> None:
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    res = await call_tool(core_of(client), "list_rag", {}, "read")
+    assert not res.is_error
+    assert res.structured == await (await client.get("/api/list")).json()
+
+
+@pytest.mark.parametrize(
+    ("name", "path_of", "fragment"),
+    [
+        ("Bad Name", lambda t: t / "roots" / "house", "invalid database name"),
+        ("x" * 65, lambda t: t / "roots" / "house", "invalid database name"),
+        ("ok", lambda t: str(t / "roots" / "house") + "/.." * 40 + "/etc", "outside"),
+        ("ok", lambda t: t / "roots" / "link-to-etc", "outside"),
+        ("ok", lambda t: t / "roots" / "fifo", "not a folder"),
+        ("ok", lambda t: t / "roots" / "missing", "does not exist"),
+        ("ok", lambda t: t / "roots" / "house" / "garden.md", "not a folder"),
+        ("ok", lambda t: Path("/etc"), "outside"),
+        ("ok", lambda t: "relative" + "/.." * 40 + "/etc", "must be absolute"),
+    ],
+)
+async def test_register_rejects_bad_names_and_escapes(
+    make_client: Client, tmp_path: Path, docs: Path, name: str, path_of: Any, fragment: str
+) -> None:
+    (tmp_path / "roots" / "link-to-etc").symlink_to("/etc")
+    os.mkfifo(tmp_path / "roots" / "fifo")
+    client = await rag_client(make_client, tmp_path)
+    resp = await register(client, name, path_of(tmp_path))
+    body = await resp.json()
+    assert resp.status == 400, body
+    assert body["error"]["code"] == "invalid_argument"
+    assert fragment in body["error"]["message"]
+    assert "Traceback" not in body["error"]["message"]
+    assert (await (await client.get("/api/list")).json())["loaded"] == ["mnemolis-docs"]
+
+
+async def test_register_twice_and_malformed_body(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    resp = await register(client, "house", docs)
+    assert resp.status == 400 and "already exists" in (await resp.json())["error"]["message"]
+    resp = await client.post("/api/rag", json={"name": "x"})
+    assert resp.status == 400 and "path is required" in (await resp.json())["error"]["message"]
+    resp = await client.post("/api/rag", data=b"{not json", headers={"Content-Type": "text/json"})
+    assert resp.status == 400
+    resp = await client.delete("/api/rag/never-registered")
+    assert resp.status == 404
+    resp = await client.get("/api/rag/never-registered")
+    assert resp.status == 404
+
+
+async def test_indexing_skips_escaping_symlinks_and_special_files(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("the secret word is pineapple\n")
+    (docs / "leak.txt").symlink_to(outside / "secret.txt")
+    (docs / "leakdir").symlink_to(outside, target_is_directory=True)
+    (docs / "inside-link.txt").symlink_to(docs / "notes" / "wifi.txt")
+    os.mkfifo(docs / "pipe.txt")
+    (docs / ".hidden.md").write_text("pineapple hidden\n")
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    store = store_of(client)
+    assert await store.search_rag("house", "pineapple", 10, "keyword") == {}
+    found = await store.search_rag("house", "Meadowlark", 10, "keyword")
+    assert sorted(sources_of(found)) == ["inside-link.txt", "wifi.txt"]
+    status = await store.status("house")
+    assert status["files_failed"] == 0
+
+
+async def test_reindex_incremental_and_remove(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    store = store_of(client)
+    db = store.databases["house"]
+    # Unchanged files are not re-read: a second scan indexes nothing.
+    import threading
+
+    report = await __import__("asyncio").to_thread(db.scan, threading.Event())
+    assert (report.indexed, report.unchanged) == (0, 3)
+    # Same content, new mtime: hashed, not re-chunked.
+    os.utime(docs / "garden.md", ns=(1, 1))
+    report = await __import__("asyncio").to_thread(db.scan, threading.Event())
+    assert (report.indexed, report.unchanged) == (0, 3)
+    resp = await client.post("/api/rag/house/reindex")
+    assert resp.status == 202
+    await store.wait_idle()
+    status = await (await client.get("/api/rag/house")).json()
+    assert status["files_indexed"] == 3 and status["indexing"] is False
+    data_dir = tmp_path / "data" / "rag" / "house"
+    assert (data_dir / "data.db").exists()
+    resp = await client.delete("/api/rag/house")
+    assert resp.status == 200
+    assert not data_dir.exists()
+    assert (docs / "garden.md").exists()  # the folder itself is never touched
+    assert (await (await client.get("/api/list")).json())["loaded"] == ["mnemolis-docs"]
+
+
+async def test_model_change_reembeds(make_client: Client, tmp_path: Path, docs: Path) -> None:
+    from mnemolis.knowledge.embedder import HashingEmbedder
+
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    store = store_of(client)
+
+    class Wider(HashingEmbedder):
+        name = "test-wider"
+
+    core_of(client).services["embedder"] = Wider(dim=64)
+    store.publish(core_of(client).services)
+    first = await store.search_rag("house", "guest wifi network", 5, "semantic")
+    await store.wait_idle()
+    status = await store.status("house")
+    assert status["embedder"] == {"name": "test-wider", "dim": 64, "vectors": status["chunks"]}
+    again = await store.search_rag("house", "guest wifi network", 5, "semantic")
+    assert sources_of(again)[0] == "wifi.txt"
+    assert first in ({}, again)
+
+
+async def test_read_key_cannot_write(make_client: Client, tmp_path: Path, docs: Path) -> None:
+    client = await rag_client(make_client, tmp_path, api_key="full-key", read_api_key="read-key")
+    read = {"X-API-Key": "read-key"}
+    full = {"X-API-Key": "full-key"}
+    assert (await register(client, "house", docs, **read)).status == 403
+    assert (await register(client, "house", docs, **full)).status == 201
+    await store_of(client).wait_idle()
+    assert (await client.get("/api/list", headers=read)).status == 200
+    resp = await client.post("/api/rag/house/search", json={"q": "boiler"}, headers=read)
+    assert resp.status == 200
+    assert (await client.post("/api/rag/house/reindex", headers=read)).status == 403
+    assert (await client.delete("/api/rag/house", headers=read)).status == 403
+    bundle = {"sources": [str(docs / "boiler.html")]}
+    assert (await client.post("/api/source-bundle", json=bundle, headers=read)).status == 403
+    resp = await client.post("/api/source-bundle", json=bundle, headers=full)
+    assert resp.status == 200
+    assert "red button" in (await resp.json())["files"][0]["text"]
+    assert (await client.get("/api/list")).status == 401
+    core = core_of(client)
+    res = await call_tool(core, "source_bundle", bundle, "read")
+    assert res.is_error and "full API key" in res.text
+    res = await call_tool(core, "source_bundle", bundle, "write")
+    assert not res.is_error and "red button" in res.text
+
+
+async def test_source_bundle_refuses_files_outside_databases(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    outside = tmp_path / "roots" / "other.txt"
+    outside.write_text("not in a database")
+    (docs / "escape.txt").symlink_to(outside)
+    cases = {
+        "/etc/passwd": 403,
+        str(docs / ".." / "other.txt"): 403,
+        str(docs / "escape.txt"): 403,
+        str(docs / "missing.txt"): 404,
+        "relative/path.txt": 400,
+    }
+    for ref, status in cases.items():
+        resp = await client.post("/api/source-bundle", json={"sources": [ref]})
+        body = await resp.json()
+        assert resp.status == status, (ref, body)
+        assert "Traceback" not in body["error"]["message"]
+    # A citation ref from a search result works, with or without a fragment.
+    ref = str(docs.resolve() / "garden.md")
+    resp = await client.post("/api/source-bundle", json={"sources": [ref + "#chunk=1", ref]})
+    files = (await resp.json())["files"]
+    assert len(files) == 1 and files[0]["db"] == "house" and "tomatoes" in files[0]["text"]
+    assert files[0]["truncated"] is False
+
+
+async def test_openapi_documents_knowledge_routes(make_client: Client) -> None:
+    client = await make_client()
+    spec = await (await client.get("/openapi.json")).json()
+    for path in (
+        "/api/list",
+        "/api/rag",
+        "/api/rag/{db}",
+        "/api/rag/{db}/search",
+        "/api/rag/{db}/reindex",
+        "/api/memories",
+        "/api/memories/{id}",
+        "/api/memories/search",
+        "/api/context-pack",
+        "/api/source-bundle",
+    ):
+        assert path in spec["paths"], path
+    assert "requestBody" in spec["paths"]["/api/rag"]["post"]
