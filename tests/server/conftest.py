@@ -18,6 +18,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from mnemolis.app import create_app
 from mnemolis.settings import Settings, load_settings
 
+from .hass_fixture import hass_core  # noqa: F401  (fixture: real Home Assistant core)
 from .zim_fixture import kiwix_server  # noqa: F401  (fixture: real kiwix-serve)
 
 REPO = Path(__file__).resolve().parents[2]

@@ -27,6 +27,7 @@ def _unbuilt(source_name: str) -> type[Source]:
 
 def _built() -> list[type[Source]]:
     """Connector classes this build ships; one import per source module."""
+    from .ha import HASource
     from .kiwix import KiwixSource
     from .memory import MemorySource
     from .news import NewsSource
@@ -35,6 +36,7 @@ def _built() -> list[type[Source]]:
     from .web import WebSource
 
     built: list[type[Source]] = [
+        HASource,
         NewsSource,
         WebSource,
         KiwixSource,

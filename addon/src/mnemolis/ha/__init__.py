@@ -1,0 +1,72 @@
+"""Home Assistant access shared by the ha, forecast and changes sources."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from .client import SUPERVISOR_WS_URL, HAClient, websocket_url
+from .matching import AreaMatch, EntityMatch
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+    from ..sources.base import SourceDeps
+
+SERVICE_KEY = "ha"
+
+
+@dataclass(slots=True, frozen=True)
+class Connection:
+    """Where to connect and with which token (never logged)."""
+
+    ws_url: str
+    token: str
+    via_supervisor: bool
+
+
+def resolve_connection(
+    settings: Settings, environ: Mapping[str, str] | None = None
+) -> Connection | None:
+    """URL + token from settings, else the Supervisor's token in the add-on, else None."""
+    env = os.environ if environ is None else environ
+    url = settings.ha.url
+    token = settings.ha.token.get_secret_value() if settings.ha.token else ""
+    if url and token:
+        try:
+            return Connection(websocket_url(url), token, via_supervisor=False)
+        except ValueError as err:
+            raise ConfigError(f"invalid setting ha.url={url!r}: {err}") from None
+    supervisor_token = env.get("SUPERVISOR_TOKEN", "")
+    if supervisor_token and (settings.addon or not url):
+        return Connection(SUPERVISOR_WS_URL, supervisor_token, via_supervisor=True)
+    return None
+
+
+def shared_client(deps: SourceDeps) -> HAClient | None:
+    """The one HAClient of this process (created on first use), or None if not configured."""
+    existing = deps.services.get(SERVICE_KEY)
+    if isinstance(existing, HAClient):
+        return existing
+    conn = resolve_connection(deps.settings)
+    if conn is None:
+        return None
+    client = HAClient(
+        deps.session, conn.ws_url, conn.token, allow_writes=deps.settings.ha.allow_writes
+    )
+    deps.services[SERVICE_KEY] = client
+    return client
+
+
+__all__ = [
+    "SERVICE_KEY",
+    "AreaMatch",
+    "Connection",
+    "EntityMatch",
+    "HAClient",
+    "resolve_connection",
+    "shared_client",
+    "websocket_url",
+]
