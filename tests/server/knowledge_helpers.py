@@ -44,7 +44,8 @@ def write_docs(folder: Path) -> Path:
     sub = folder / "notes"
     sub.mkdir(exist_ok=True)
     (sub / "wifi.txt").write_text(
-        "The guest wifi network is called Meadowlark.\n\nThe router sits in the hallway cupboard.\n",
+        "The guest wifi network is called Meadowlark.\n\n"
+        "The router sits in the hallway cupboard.\n",
         encoding="utf-8",
     )
     return folder

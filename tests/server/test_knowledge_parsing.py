@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 import pytest
 from pypdf import PdfWriter
@@ -108,7 +109,7 @@ def test_chunks_respect_the_cap_and_overlap() -> None:
     assert all(len(c.content) <= MAX_CHARS + OVERLAP_CHARS + 2 for c in chunks)
     assert all(c.heading == "Big" for c in chunks)
     # Overlap: each chunk starts with text the previous one ended with.
-    for prev, cur in zip(chunks, chunks[1:], strict=False):
+    for prev, cur in itertools.pairwise(chunks):
         head = cur.content[:40]
         assert head in prev.content
     # Nothing is lost.

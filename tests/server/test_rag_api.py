@@ -26,8 +26,7 @@ async def rag_client(make_client: Client, tmp_path: Path, **extra: Any) -> Any:
 
 
 async def register(client: Any, name: str, path: Path | str, **headers: str) -> Any:
-    resp = await client.post("/api/rag", json={"name": name, "path": str(path)}, headers=headers)
-    return resp
+    return await client.post("/api/rag", json={"name": name, "path": str(path)}, headers=headers)
 
 
 async def registered(client: Any, docs: Path, name: str = "house") -> None:

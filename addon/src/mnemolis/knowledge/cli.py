@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
+from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
@@ -57,7 +57,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     try:
         action = args.rag_action
         if action == "add":
-            path = os.path.abspath(os.path.expanduser(args.path))
+            path = str(Path(args.path).expanduser().absolute())
             status = await store.register(args.name, path, wait=True)
             print("registered " + _summary(status))
         elif action == "list":
