@@ -40,3 +40,39 @@ def test_bundle_mirrors_the_repository_docs() -> None:
 def test_bundle_has_the_user_pages(name: str) -> None:
     page = bundled_pages()[name]
     assert page.title and page.text.startswith("# ")
+
+
+# Keywords HA 2025.4's `mcp` integration (voluptuous-openapi 0.0.6) cannot read;
+# one of them anywhere makes HA drop the whole server.
+_UNPORTABLE = {"anyOf", "allOf", "$ref", "$defs", "minItems", "maxItems", "uniqueItems"}
+
+
+def _keys(node: object) -> set[str]:
+    if isinstance(node, dict):
+        found = set(node)
+        for key, value in node.items():
+            if key not in ("default", "enum", "examples"):
+                found |= _keys(value)
+        return found
+    if isinstance(node, list):
+        return set().union(*(_keys(v) for v in node)) if node else set()
+    return set()
+
+
+@pytest.mark.parametrize("name", sorted(load_tools()))
+def test_input_schemas_are_portable(name: str) -> None:
+    schema = load_tools()[name].input_schema()
+    assert schema["type"] == "object"
+    assert not (_keys(schema) & _UNPORTABLE), name
+    for prop in schema.get("properties", {}).values():
+        assert "type" in prop or "oneOf" in prop, (name, prop)
+
+
+def test_optional_fields_stay_optional_and_documented() -> None:
+    search = load_tools()["search"].input_schema()
+    assert search["required"] == ["query"]
+    assert search["properties"]["fusion_sources"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Only with source=fusion: which sources to fuse.",
+    }

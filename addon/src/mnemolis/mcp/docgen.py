@@ -126,9 +126,8 @@ mcp:
 def _type_of(schema: dict[str, Any]) -> str:
     if "enum" in schema:
         return "one of " + ", ".join(f"`{v}`" for v in schema["enum"])
-    if "anyOf" in schema:
-        kinds = [_type_of(s) for s in schema["anyOf"] if s.get("type") != "null"]
-        return " or ".join(kinds) + (" or null" if len(kinds) < len(schema["anyOf"]) else "")
+    if "oneOf" in schema:
+        return " or ".join(_type_of(s) for s in schema["oneOf"])
     kind = schema.get("type", "any")
     if kind == "array":
         return f"array of {_type_of(schema.get('items', {}))}"

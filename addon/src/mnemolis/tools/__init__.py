@@ -86,9 +86,9 @@ class Tool:
 
     def input_schema(self) -> dict[str, Any]:
         """JSON Schema of the arguments, self-contained (no external $refs)."""
-        schema = self.input_model.model_json_schema()
-        schema.pop("title", None)
-        return schema
+        from .schema import portable_schema
+
+        return portable_schema(self.input_model.model_json_schema())
 
 
 TOOLS: dict[str, Tool] = {}
