@@ -7,12 +7,15 @@ from __future__ import annotations
 import custom_components.mnemolis  # noqa: F401  isort: skip
 
 from collections.abc import AsyncIterator, Iterator
+from unittest.mock import PropertyMock, patch
 
 import pytest
 from homeassistant.const import CONF_API_KEY, CONF_URL
 from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.syrupy import HomeAssistantSnapshotExtension
+from syrupy.assertion import SnapshotAssertion
 
 from custom_components.mnemolis.const import DOMAIN
 
@@ -23,6 +26,23 @@ from .fake_server import Answer, FakeMnemolis
 def auto_enable_custom_integrations(enable_custom_integrations: None) -> Iterator[None]:
     """Let HA load custom_components/mnemolis in every test."""
     yield
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    """Snapshots through HA's serializer (stable ids, times and registry entries)."""
+    return snapshot.use_extension(HomeAssistantSnapshotExtension)
+
+
+@pytest.fixture
+def entity_registry_enabled_by_default() -> Iterator[None]:
+    """Create disabled-by-default entities enabled (as HA core's fixture does)."""
+    with patch(
+        "homeassistant.helpers.entity.Entity.entity_registry_enabled_default",
+        return_value=True,
+        new_callable=PropertyMock,
+    ):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -59,6 +59,8 @@ class FakeMnemolis:
         self.memories: list[dict[str, Any]] = []
         self.reindexed: list[str] = []
         self.requests: list[tuple[str, str, Any]] = []
+        # path → (status, code, message): answer that path with an error envelope.
+        self.failures: dict[str, tuple[int, str, str]] = {}
         self.total = 0
         self.failed = 0
         self.latency_total = 0.0
@@ -129,6 +131,9 @@ class FakeMnemolis:
             )
             if key == self.read_api_key and writes:
                 return _error("forbidden", "this action needs the full API key", 403)
+        if request.path in self.failures:
+            status, code, message = self.failures[request.path]
+            return _error(code, message, status)
         resp: web.StreamResponse = await handler(request)
         return resp
 

@@ -1,0 +1,174 @@
+"""The conversation agent, through conversation.async_converse and an Assist pipeline."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from homeassistant.components import conversation
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import intent
+from homeassistant.setup import async_setup_component
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.typing import WebSocketGenerator
+
+from custom_components.mnemolis.const import CONF_RESPONSE_LENGTH, CONF_USE_LOCAL_MODEL
+from custom_components.mnemolis.conversation import APOLOGY, shorten
+
+from .fake_server import FakeMnemolis
+
+AGENT = "conversation.mnemolis"
+
+
+async def _ask(
+    hass: HomeAssistant, text: str, conversation_id: str | None = None
+) -> conversation.ConversationResult:
+    return await conversation.async_converse(
+        hass, text, conversation_id, Context(), language="en", agent_id=AGENT
+    )
+
+
+def _speech(result: conversation.ConversationResult) -> str:
+    return str(result.response.speech["plain"]["speech"])
+
+
+async def test_answer_with_spoken_form(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """The router's spoken form is what the agent says."""
+    result = await _ask(hass, "Is the garage door open?")
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert _speech(result) == "The garage door is open. It opened at 07:42."
+    method, path, body = server.requests[-1]
+    assert (method, path) == ("POST", "/search")
+    assert body["query"] == "Is the garage door open?"
+    assert body["source"] == "auto"
+    assert body["conversation_id"] == result.conversation_id
+
+
+async def test_follow_up_keeps_conversation_id(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """A follow-up sends the same conversation id so the server keeps the subject."""
+    first = await _ask(hass, "Is the garage door open?")
+    second = await _ask(hass, "When did the garage door open?", first.conversation_id)
+    assert second.conversation_id == first.conversation_id
+    searches = [b for m, p, b in server.requests if p == "/search"]
+    assert [b["conversation_id"] for b in searches] == [first.conversation_id] * 2
+
+
+async def test_no_answer_says_so(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """Nobody could answer: the agent says what the router said, not an error."""
+    result = await _ask(hass, "What is the meaning of life?")
+    assert _speech(result) == "No source could answer this question."
+
+
+async def test_server_down_apologises(
+    hass: HomeAssistant,
+    server: FakeMnemolis,
+    init_integration: MockConfigEntry,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Server gone: a spoken apology and a logged reason; the pipeline never sees a raise."""
+    await server.stop()
+    with caplog.at_level(logging.WARNING):
+        result = await _ask(hass, "Is the garage door open?")
+    assert result.response.response_type is intent.IntentResponseType.ERROR
+    assert result.response.error_code is intent.IntentResponseErrorCode.FAILED_TO_HANDLE
+    assert _speech(result) == APOLOGY
+    assert "Mnemolis could not answer" in caplog.text
+    assert "Cannot reach the Mnemolis server" in caplog.text
+
+
+async def test_response_length_option(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """Short answers for voice: one sentence."""
+    hass.config_entries.async_update_entry(
+        init_integration, options={CONF_RESPONSE_LENGTH: "short"}
+    )
+    result = await _ask(hass, "Until when does the dishwasher warranty run?")
+    assert _speech(result) == "The dishwasher warranty runs until March 2027."
+    hass.config_entries.async_update_entry(init_integration, options={CONF_RESPONSE_LENGTH: "full"})
+    result = await _ask(hass, "Until when does the dishwasher warranty run?")
+    assert _speech(result) == "The dishwasher warranty runs until March 2027. Keep the receipt."
+
+
+async def test_local_model_phrasing(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """With the option on, the server's model words the answer; without a model, the router's."""
+    hass.config_entries.async_update_entry(
+        init_integration, options={CONF_USE_LOCAL_MODEL: True, CONF_RESPONSE_LENGTH: "full"}
+    )
+    result = await _ask(hass, "Is the garage door open?")
+    assert _speech(result) == "The garage door is open. It opened at 07:42."
+    assert server.requests[-1][1] == "/v1/chat/completions"
+
+    server.model_loaded = True
+    result = await _ask(hass, "Is the garage door open?")
+    assert _speech(result) == "In short: The garage door is open. It opened at 07:42."
+
+
+def test_shorten() -> None:
+    """Cuts at sentence ends, and at a word end when one sentence is too long."""
+    text = "One. Two! Three? Four."
+    assert shorten(text, "short") == "One."
+    assert shorten(text, "medium") == "One. Two! Three?"
+    assert shorten(text, "full") == text
+    long_sentence = "word " * 80
+    short = shorten(long_sentence, "short")
+    assert short.endswith("…") and len(short) <= 201
+    assert shorten("  spaced\n\nout  ", "short") == "spaced out"
+
+
+async def test_assist_pipeline_run(
+    hass: HomeAssistant,
+    server: FakeMnemolis,
+    init_integration: MockConfigEntry,
+    hass_ws_client: WebSocketGenerator,
+) -> None:
+    """A text Assist pipeline whose conversation engine is Mnemolis answers with its speech."""
+    assert await async_setup_component(hass, "assist_pipeline", {})
+    client = await hass_ws_client(hass)
+    await client.send_json_auto_id(
+        {
+            "type": "assist_pipeline/pipeline/create",
+            "conversation_engine": AGENT,
+            "conversation_language": "en",
+            "language": "en",
+            "name": "Mnemolis",
+            "stt_engine": None,
+            "stt_language": None,
+            "tts_engine": None,
+            "tts_language": None,
+            "tts_voice": None,
+            "wake_word_entity": None,
+            "wake_word_id": None,
+        }
+    )
+    created = await client.receive_json()
+    assert created["success"], created
+    pipeline_id = created["result"]["id"]
+
+    await client.send_json_auto_id(
+        {
+            "type": "assist_pipeline/run",
+            "start_stage": "intent",
+            "end_stage": "intent",
+            "input": {"text": "Is the garage door open?"},
+            "pipeline": pipeline_id,
+        }
+    )
+    assert (await client.receive_json())["success"]
+    events: dict[str, dict] = {}
+    while "run-end" not in events:
+        msg = await client.receive_json()
+        events[msg["event"]["type"]] = msg["event"]["data"]
+    assert "error" not in events
+    assert events["intent-start"]["engine"] == AGENT
+    speech = events["intent-end"]["intent_output"]["response"]["speech"]["plain"]["speech"]
+    assert speech == "The garage door is open. It opened at 07:42."
+    assert server.requests[-1][1] == "/search"
