@@ -19,6 +19,7 @@ from mnemolis.app import create_app
 from mnemolis.settings import Settings, load_settings
 
 from .hass_fixture import hass_core  # noqa: F401  (fixture: real Home Assistant core)
+from .model_fixture import chat_model, embedding_model, models_folder  # noqa: F401  (real GGUFs)
 from .zim_fixture import kiwix_server  # noqa: F401  (fixture: real kiwix-serve)
 
 REPO = Path(__file__).resolve().parents[2]

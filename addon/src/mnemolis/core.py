@@ -104,6 +104,7 @@ class Mnemolis:
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=10),
             headers={"User-Agent": f"Mnemolis/{self.version}"},
         )
+        await self._start_llm()
         await self._start_knowledge()
         deps = SourceDeps(settings=self.settings, session=self.session, services=self.services)
         self.sources = build_sources(deps)
@@ -116,6 +117,16 @@ class Mnemolis:
                 except Exception as err:
                     _LOGGER.warning("source %s failed to start: %s", source.name, err)
                     source.last_error = f"start failed: {err}"
+
+    async def _start_llm(self) -> None:
+        """Publish the inference service; models load in the background."""
+        from .llm import LLMService
+
+        llm = LLMService(self.settings, lambda: self.session, self.services)
+        self.services["llm"] = llm
+        self.health_checks.setdefault("model", llm.health)
+        self.on_stop(llm.stop)
+        await llm.start()
 
     async def _start_knowledge(self) -> None:
         """Open document databases and memories; publish them as services."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import context, health, memories, metrics, queries, rag, search, sources, ui
+from . import context, health, memories, metrics, openai, queries, rag, search, sources, ui
 from .registry import Access, Endpoint, RouteTable
 
 # Add a module here to expose its routes (and document them in /openapi.json).
@@ -16,6 +16,7 @@ ROUTE_TABLES: list[RouteTable] = [
     rag.routes,
     memories.routes,
     context.routes,
+    openai.routes,
 ]
 
 __all__ = ["ROUTE_TABLES", "Access", "Endpoint", "RouteTable"]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 # Modules under mnemolis.tools that declare tools; add yours here.
-TOOL_MODULES: list[str] = ["search", "docs", "knowledge"]
+TOOL_MODULES: list[str] = ["search", "docs", "knowledge", "llm"]
 
 
 @dataclass(frozen=True, slots=True)

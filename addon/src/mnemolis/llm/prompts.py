@@ -1,0 +1,211 @@
+"""Prompts for Mnemolis's own uses of the model, and the checks on what comes back.
+
+Prompt layout keeps the llama.cpp prompt cache warm: the long fixed
+instructions come first and never change, the per-question evidence and the
+question follow, and volatile data (the current time, live states) goes last.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from ..models import Evidence
+
+COMPOSE_SYSTEM = (
+    "You answer questions for a smart home assistant. Use only the numbered evidence "
+    "below; never add facts that are not in it. Answer in one or two sentences with "
+    "the exact names and figures from the evidence, and cite the evidence you used "
+    "with its number in brackets, like [1]. If the evidence does not answer the "
+    "question, say that you do not know."
+)
+CLASSIFY_SYSTEM = (
+    "You route questions for a smart home assistant. Pick the sources that can answer "
+    "the question, best first, from this list, and reply with JSON only, like "
+    '{"sources": ["web"]}.'
+)
+SPOKEN_SYSTEM = (
+    "Rewrite the answer so it can be read aloud by a voice assistant: one or two short "
+    "sentences, plain words, no lists, no links, no formatting, keep every figure."
+)
+SOURCE_HINTS: dict[str, str] = {
+    "ha": "devices, sensors and states in this home",
+    "forecast": "the weather forecast",
+    "news": "recent news headlines",
+    "web": "a web search",
+    "kiwix": "an offline encyclopedia (Wikipedia)",
+    "uptime": "whether monitored services are up",
+    "changes": "what changed recently in the home",
+    "rag": "the user's own documents",
+    "memory": "facts the user asked to remember",
+}
+# Sources whose evidence changes minute to minute go last (after stable ones).
+VOLATILE_SOURCES = frozenset({"ha", "uptime", "changes", "forecast"})
+_EVIDENCE_CHARS = 700
+
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
+_URL_BODY = r"(?:https?://|www\.)\S*[^\s.,;:!?)\]]"
+_URL = re.compile(_URL_BODY, re.IGNORECASE)
+_SEE_URL = re.compile(
+    r"[,;]?\s*\(?\b(?:see|visit|at|via|on|from)\s+"
+    + _URL_BODY
+    + r"(?:\s+for\s+(?:more\s+)?(?:details|information|info))?\)?",
+    re.IGNORECASE,
+)
+_MD_MARK = re.compile(r"(\*\*|__|~~|`+|^#{1,6}\s*|^\s*>\s?|^\s*(?:[-*+]|\d+[.)])\s+)", re.M)
+_CITE = re.compile(r"\s*\[(\d{1,3})\]")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# Small models keep going after the answer (inventing more evidence lines).
+COMPOSE_STOPS = ["\n\n", "\nQuestion:", "\nEvidence:", "\nCurrent time:"]
+
+
+def first_paragraph(text: str) -> str:
+    """The answer proper: the first non-empty line, whitespace collapsed."""
+    for line in text.strip().splitlines():
+        if line.strip():
+            return " ".join(line.split())
+    return ""
+
+
+def overlap(candidate: str, source: str) -> float:
+    """Share of the candidate's words that also occur in the source."""
+    words = {w.lower() for w in _WORD.findall(candidate)}
+    if not words:
+        return 0.0
+    have = {w.lower() for w in _WORD.findall(source)}
+    return len(words & have) / len(words)
+
+
+def compose_messages(
+    question: str, evidence: Sequence[Evidence], now: datetime | None = None
+) -> list[dict[str, str]]:
+    """Fixed instructions first, evidence (stable sources before live ones), time last."""
+    order = sorted(range(len(evidence)), key=lambda i: (evidence[i].source in VOLATILE_SOURCES, i))
+    lines = []
+    for i in order:
+        ev = evidence[i]
+        head = f"[{i + 1}] {ev.title} ({ev.source})" if ev.title else f"[{i + 1}] ({ev.source})"
+        when = f" [as of {ev.timestamp}]" if ev.timestamp else ""
+        lines.append(f"{head}: {_clip(ev.text, _EVIDENCE_CHARS)}{when}")
+    stamp = (now or datetime.now().astimezone()).strftime("%Y-%m-%d %H:%M %Z").strip()
+    # The time closes the evidence block; the question stays last because small
+    # models answer what they read last. Everything after the fixed
+    # instructions differs per request, so this order costs no cache hits.
+    user = "Evidence:\n" + "\n".join(lines) + f"\nCurrent time: {stamp}\n\nQuestion: {question}"
+    return [{"role": "system", "content": COMPOSE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def classify_messages(question: str, sources: Sequence[str]) -> list[dict[str, str]]:
+    """The source list is part of the fixed prefix; the question comes last."""
+    listing = "\n".join(f"- {s}: {SOURCE_HINTS.get(s, s)}" for s in sources)
+    return [
+        {"role": "system", "content": f"{CLASSIFY_SYSTEM}\nSources:\n{listing}"},
+        {"role": "user", "content": question},
+    ]
+
+
+def classify_schema(sources: Sequence[str]) -> dict[str, object]:
+    """JSON Schema that only admits known source names."""
+    return {
+        "type": "object",
+        "properties": {
+            "sources": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(sources)},
+                "minItems": 1,
+                "maxItems": max(1, min(3, len(sources))),
+            }
+        },
+        "required": ["sources"],
+        "additionalProperties": False,
+    }
+
+
+def spoken_messages(text: str) -> list[dict[str, str]]:
+    """Ask for the voice form of one answer."""
+    return [
+        {"role": "system", "content": SPOKEN_SYSTEM},
+        {"role": "user", "content": plain_text(text)},
+    ]
+
+
+def plain_text(text: str) -> str:
+    """Markdown, URLs and citation markers removed; whitespace collapsed."""
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _SEE_URL.sub("", text)
+    text = _URL.sub("", text)
+    text = _CITE.sub("", text)
+    text = _MD_MARK.sub("", text)
+    text = re.sub(r"[*_#|]+", " ", text)
+    text = re.sub(r"\s*\n\s*", ". ", text.strip())
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"([.!?])\.+", r"\1", text)
+    text = re.sub(r"\(\s*\)", "", text)
+    return " ".join(text.split()).strip(" .") + ("." if text.strip(" .") else "")
+
+
+def spoken_fallback(text: str, max_sentences: int = 2, max_chars: int = 300) -> str:
+    """Deterministic voice form: plain text, first sentences, bounded length."""
+    plain = plain_text(text)
+    if not plain:
+        return ""
+    sentences = [s for s in _SENTENCE.split(plain) if s.strip()]
+    out = " ".join(sentences[:max_sentences])
+    if len(out) > max_chars:
+        cut = out[:max_chars].rsplit(" ", 1)[0].rstrip(",;:")
+        out = cut + "…"
+    return out
+
+
+def numbers_in(text: str) -> set[str]:
+    """Figures mentioned in a text, normalised (``8,849`` and ``8849`` match)."""
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+
+
+def grounded(answer: str, *sources: str) -> bool:
+    """Every figure in the answer appears in the sources (no invented numbers)."""
+    allowed: set[str] = set()
+    for src in sources:
+        allowed |= numbers_in(src)
+    cited = {m.group(1) for m in _CITE.finditer(answer)}
+    return numbers_in(_CITE.sub("", answer)) - cited <= allowed
+
+
+def add_citations(answer: str, evidence: Sequence[Evidence]) -> str:
+    """Keep valid [n] markers; cite each uncited sentence's best-matching evidence."""
+    n_ev = len(evidence)
+    answer = _CITE.sub(lambda m: m.group(0) if 1 <= int(m.group(1)) <= n_ev else "", answer)
+    if not evidence:
+        return answer.strip()
+    ev_words = [
+        {w.lower() for w in _WORD.findall(f"{e.title} {e.text}")} | numbers_in(e.text)
+        for e in evidence
+    ]
+    out: list[str] = []
+    for sentence in _SENTENCE.split(answer.strip()):
+        if not sentence.strip():
+            continue
+        if _CITE.search(sentence):
+            out.append(sentence)
+            continue
+        words = {w.lower() for w in _WORD.findall(sentence)} | numbers_in(sentence)
+        scores = [len(words & ev) for ev in ev_words]
+        best = max(range(n_ev), key=lambda i: scores[i])
+        if scores[best] == 0:
+            out.append(sentence)
+            continue
+        body = sentence.rstrip()
+        end = body[-1] if body and body[-1] in ".!?" else ""
+        body = body[: len(body) - len(end)] if end else body
+        out.append(f"{body} [{best + 1}]{end}")
+    return " ".join(out)

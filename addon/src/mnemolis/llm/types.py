@@ -1,0 +1,157 @@
+"""What every backend speaks: chat parameters, a streaming generation, usage counts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# How often a waiting stream checks whether its client went away.
+DISCONNECT_POLL_S = 0.25
+
+
+@dataclass(slots=True)
+class ChatParams:
+    """One chat request, already validated (OpenAI semantics)."""
+
+    messages: list[dict[str, str]]
+    max_tokens: int | None = None
+    temperature: float = 0.7
+    top_p: float = 0.95
+    seed: int | None = None
+    stop: list[str] = field(default_factory=list)
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    logit_bias: dict[int, float] = field(default_factory=dict)
+    json_schema: dict[str, Any] | None = None
+    json_object: bool = False
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts as OpenAI reports them."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        """OpenAI ``usage`` object."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+
+@dataclass(slots=True)
+class Finished:
+    """End-of-stream marker: why generation stopped and how many tokens it made."""
+
+    reason: str
+    completion_tokens: int
+    prompt_tokens: int | None = None
+
+
+@dataclass(slots=True)
+class ChatResult:
+    """A whole (non-streamed) completion."""
+
+    model: str
+    content: str
+    finish_reason: str
+    usage: Usage
+
+
+class Generation:
+    """A running completion: iterate text deltas; ``finish_reason``/``usage`` after."""
+
+    def __init__(
+        self,
+        model: str,
+        prompt_tokens: int,
+        events: asyncio.Queue[str | Finished | BaseException],
+        cancel: Callable[[], None],
+    ) -> None:
+        self.model = model
+        self.usage = Usage(prompt_tokens=prompt_tokens)
+        self.finish_reason: str | None = None
+        self._events = events
+        self._cancel = cancel
+        self._done = False
+
+    async def deltas(self, disconnected: Callable[[], bool] | None = None) -> AsyncIterator[str]:
+        """Text pieces as they are generated; stops the model if the consumer leaves."""
+        try:
+            while not self._done:
+                if disconnected is None:
+                    item = await self._events.get()
+                else:
+                    try:
+                        item = await asyncio.wait_for(self._events.get(), DISCONNECT_POLL_S)
+                    except TimeoutError:
+                        if disconnected():
+                            self.cancel()
+                            return
+                        continue
+                if isinstance(item, Finished):
+                    self._done = True
+                    self.finish_reason = item.reason
+                    self.usage.completion_tokens = item.completion_tokens
+                    if item.prompt_tokens is not None:
+                        self.usage.prompt_tokens = item.prompt_tokens
+                    return
+                if isinstance(item, BaseException):
+                    self._done = True
+                    raise item
+                if item:
+                    yield item
+        finally:
+            if not self._done:
+                self.cancel()
+
+    def cancel(self) -> None:
+        """Stop generating at the next token (or skip the job if still queued)."""
+        if not self._done:
+            self._done = True
+            self.finish_reason = self.finish_reason or "cancelled"
+            self._cancel()
+
+    async def collect(self) -> ChatResult:
+        """Run to the end and return the whole text."""
+        parts = [piece async for piece in self.deltas()]
+        return ChatResult(
+            model=self.model,
+            content="".join(parts),
+            finish_reason=self.finish_reason or "stop",
+            usage=self.usage,
+        )
+
+
+class ChatBackend(Protocol):
+    """A local engine or a remote OpenAI-compatible server."""
+
+    kind: str
+
+    @property
+    def model_id(self) -> str:
+        """The id API callers see."""
+        ...
+
+    @property
+    def ready(self) -> bool:
+        """True when a request would be served now."""
+        ...
+
+    async def start(self, params: ChatParams) -> Generation:
+        """Admit a request (context check, queue) and start generating."""
+        ...
+
+    async def models(self) -> list[dict[str, Any]]:
+        """OpenAI ``/v1/models`` entries."""
+        ...

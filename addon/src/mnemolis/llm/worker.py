@@ -1,0 +1,114 @@
+"""One dedicated thread per model: jobs run one at a time, so a context is never shared."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import RateLimited, Unavailable
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Job:
+    """One unit of model work; ``cancel`` is checked between tokens."""
+
+    fn: Callable[[Job], Any]
+    future: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    bounded: bool = True
+
+
+class ModelWorker:
+    """A FIFO of jobs served by one thread; admission fails fast when it is full."""
+
+    def __init__(self, name: str, max_waiting: int) -> None:
+        self.name = name
+        self.max_waiting = max_waiting
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._running: Job | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"mnemolis-{name}", daemon=True)
+        self._thread.start()
+
+    @property
+    def waiting(self) -> int:
+        """Bounded jobs admitted but not yet started."""
+        return self._waiting
+
+    @property
+    def busy(self) -> bool:
+        """True while a job runs."""
+        return self._running is not None
+
+    def submit(self, fn: Callable[[Job], Any], *, bounded: bool = True) -> Job:
+        """Queue ``fn``; raise RateLimited when ``max_waiting`` bounded jobs already wait."""
+        job = Job(fn=fn, bounded=bounded)
+        with self._lock:
+            if self._closed:
+                raise Unavailable(f"the {self.name} model is shutting down")
+            if bounded:
+                # An idle worker starts the first job at once: it does not wait.
+                if self._waiting >= self.max_waiting + (0 if self._running else 1):
+                    raise RateLimited(
+                        f"the {self.name} model is busy: {self._waiting} requests are "
+                        f"already waiting (limit llm.queue={self.max_waiting}); retry shortly"
+                    )
+                self._waiting += 1
+        self._jobs.put(job)
+        return job
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            with self._lock:
+                if job.bounded:
+                    self._waiting -= 1
+                self._running = job
+            try:
+                if not job.future.set_running_or_notify_cancel():
+                    continue
+                if job.cancel.is_set():
+                    job.future.cancel()
+                    continue
+                try:
+                    job.future.set_result(job.fn(job))
+                except BaseException as err:
+                    job.future.set_exception(err)
+            finally:
+                with self._lock:
+                    self._running = None
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Cancel what runs and waits, stop the thread, wait for it (bounded)."""
+        with self._lock:
+            self._closed = True
+            if self._running is not None:
+                self._running.cancel.set()
+        # Drain: jobs still queued are cancelled rather than run.
+        pending: list[Job] = []
+        while True:
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                pending.append(item)
+        for job in pending:
+            job.cancel.set()
+            job.future.cancel()
+        self._jobs.put(None)
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                _LOGGER.warning("model thread %s did not stop within %ss", self.name, timeout)
