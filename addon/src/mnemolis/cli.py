@@ -129,6 +129,7 @@ async def _ask(settings: Settings, args: argparse.Namespace) -> int:
         body["fusion_sources"] = [s for s in args.fusion_sources.split(",") if s]
     req = parse_request(SearchRequest, body)
     core = Mnemolis(settings)
+    core.watch_files = False
     await core.start()
     try:
         result = await core.search(req)

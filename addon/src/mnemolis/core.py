@@ -78,6 +78,9 @@ class Mnemolis:
         self.session: aiohttp.ClientSession | None = None
         self.sources: dict[str, Source] = {}
         self.services: dict[str, Any] = {}
+        # Only the long-running server watches document folders; `mnemolis mcp`
+        # (stdio) and one-shot commands open the databases without a watcher.
+        self.watch_files = settings.rag.watch
         self.health_checks: dict[str, HealthCheck] = {}
         self.stats = QueryStats()
         self.querylog = QueryLog(self.data_dir / "querylog.db", settings.querylog)
@@ -133,7 +136,7 @@ class Mnemolis:
         from .knowledge import KnowledgeStore
 
         store = await KnowledgeStore.open(
-            self.settings, watch=self.settings.rag.watch, services=self.services
+            self.settings, watch=self.watch_files, services=self.services
         )
         store.publish(self.services)
         self.on_stop(store.close)

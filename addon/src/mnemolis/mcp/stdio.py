@@ -27,6 +27,7 @@ async def serve_stdio(settings: Settings, stdin: TextIO, stdout: TextIO) -> None
     from ..core import Mnemolis
 
     core = Mnemolis(settings)
+    core.watch_files = False  # SPEC §7: stdio opens the databases without a watcher
     await core.start()
     try:
         server = build_server(core)
