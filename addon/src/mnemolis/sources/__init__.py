@@ -27,6 +27,7 @@ def _unbuilt(source_name: str) -> type[Source]:
 
 def _built() -> list[type[Source]]:
     """Connector classes this build ships; one import per source module."""
+    from .forecast import ForecastSource
     from .ha import HASource
     from .kiwix import KiwixSource
     from .memory import MemorySource
@@ -37,6 +38,7 @@ def _built() -> list[type[Source]]:
 
     built: list[type[Source]] = [
         HASource,
+        ForecastSource,
         NewsSource,
         WebSource,
         KiwixSource,
