@@ -24,7 +24,8 @@ async def ask(client: Any, query: str) -> dict[str, Any]:
     resp = await client.post("/search", json={"query": query, "source": "kiwix"})
     assert resp.status == 200
     body: dict[str, Any] = await resp.json()
-    assert [s["name"] for s in body["sources"]] == ["kiwix"]
+    # kiwix runs first; when it has nothing the router may fall back (to web).
+    assert body["sources"][0]["name"] == "kiwix"
     return body
 
 

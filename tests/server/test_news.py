@@ -101,8 +101,10 @@ async def test_malformed_feed_reported_others_answer(
     body = await ask(client, "latest news")
     assert body["sources"][0]["status"] == "ok"
     assert body["citations"][0]["title"] == "Council approves new cycle lane on Mill Road"
-    assert f"{url}/feeds/broken.xml: bad_response" in body["result"]
-    assert "not a valid RSS/Atom document" in body["result"]
+    assert (
+        f"(could not read: bad_response: feed {url}/feeds/broken.xml is not a valid RSS/Atom"
+        in body["result"]
+    )
     listed = {s["name"]: s for s in (await (await client.get("/api/sources")).json())["sources"]}
     per_feed = {f["feed"]: f for f in listed["news"]["detail"]["feeds"]}
     assert per_feed[f"{url}/feeds/rss.xml"]["error"] is None
@@ -123,7 +125,11 @@ async def test_every_feed_broken_is_an_error(
     body = await ask(client, "latest news")
     run = body["sources"][0]
     assert run["status"] == "error"
-    assert "no feed could be read" in run["error"]
+    assert run["error"].startswith(f"bad_response: feed {url}/feeds/broken.xml is not a valid")
+    client = await make_client(**news(url, "broken.xml", "gone.xml"))
+    run = (await ask(client, "latest news"))["sources"][0]
+    assert run["error"].startswith("bad_response: no feed could be read: bad_response: feed")
+    assert "HTTP 410" in run["error"]
 
 
 async def test_conditional_get_reuses_cached_entries(

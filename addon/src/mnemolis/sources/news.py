@@ -342,10 +342,12 @@ class NewsSource(HttpSource):
         states = self._states()
         await asyncio.gather(*(self._refresh_one(s, force) for s in states))
         errors = {short_url(s.key): f"{s.error.kind}: {s.error.message}" for s in states if s.error}
-        if states and all(s.error and not s.items for s in states):
-            first = next(s.error for s in states if s.error)
-            detail = "; ".join(f"{k}: {v}" for k, v in errors.items())
-            raise type(first)(f"no feed could be read: {detail}")
+        failed = [s.error for s in states if s.error is not None and not s.items]
+        if states and len(failed) == len(states):
+            if len(failed) == 1:
+                raise failed[0]
+            detail = "; ".join(f"{e.kind}: {e.message}" for e in failed)
+            raise type(failed[0])(f"no feed could be read: {detail}")
         return errors
 
     # --- structured API ------------------------------------------------------
@@ -458,9 +460,7 @@ class NewsSource(HttpSource):
             summary = f" — {shorten(item.text, 160)}" if item.text else ""
             lines.append(f"- {item.title} ({item.feed}, {when}){summary}")
         if errors:
-            lines.append(
-                "(could not read: " + "; ".join(f"{k}: {v}" for k, v in errors.items()) + ")"
-            )
+            lines.append("(could not read: " + "; ".join(errors.values()) + ")")
         evidence = [item.evidence(self.name, score) for score, item in scored[:10]]
         return SourceAnswer(source=self.name, answer="\n".join(lines), evidence=evidence, data=data)
 
