@@ -9,6 +9,7 @@ from typing import Any
 from aiohttp import web
 
 from .core import Mnemolis
+from .discovery import start_discovery
 from .errors import Forbidden, MnemolisError, PayloadTooLarge, RateLimited
 from .mcp.http import mcp_extension
 from .openapi import build_openapi
@@ -154,6 +155,8 @@ def create_app(settings: Settings, core: Mnemolis | None = None) -> web.Applicat
 
     async def lifecycle(app: web.Application) -> Any:
         await core.start()
+        # Only the serving process announces itself to the Supervisor (add-on only).
+        start_discovery(core)
         yield
         await core.stop()
 
