@@ -1,0 +1,176 @@
+"""Splitting compound questions into independent parts without breaking names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .text import content_words, normalize, tokens
+from .vocabulary import CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
+
+MAX_PARTS = 8
+
+_ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "prof",
+        "sr",
+        "jr",
+        "vs",
+        "etc",
+        "eg",
+        "ie",
+        "no",
+        "approx",
+        "dept",
+        "est",
+        "fig",
+        "inc",
+        "ltd",
+        "co",
+        "mt",
+        "ft",
+    ]
+)
+_SENTENCE_END = re.compile(r"[?!;]+\s*|\.\s+(?=[\"'(\[]?[A-Z0-9])")
+_CONJUNCTION = re.compile(
+    r"\s*,?\s+(?:and also|and then|and what about|and|also|plus|as well as)\s+|\s*,\s+(?=\S)",
+    re.IGNORECASE,
+)
+_LEADING_FILLER = re.compile(
+    r"^(?:and|also|plus|then|oh|so|ok|okay|by the way|btw|and also|and then|"
+    r"(?:hey|hi|ok|okay)\s+mnemolis)\b[\s,]*",
+    re.IGNORECASE,
+)
+# Cues after which the next "and" joins the two things being compared or ranged.
+_PAIR_CUE = re.compile(
+    r"\b(?:between|both|compare|compared|comparing|comparison|differences?|"
+    r"similarities|relationship|either|neither)\b",
+    re.IGNORECASE,
+)
+_PAIR_CLOSED = re.compile(r"\b(?:and|or|with|to)\b", re.IGNORECASE)
+_CAPITALISED = re.compile(r"^[A-Z][\w'\u2019.-]*$")
+
+SourcesOf = Callable[[str], list[str]]
+
+# Words that only name a source ("news", "web", "weather"): a side made of these and
+# verbs has no subject of its own, so "search the web and the news for X" stays one
+# question (a fusion) instead of two halves.
+_SOURCE_WORDS = frozenset(
+    [w for words in WORDS.values() for w, v in words.items() if v >= 2]
+    + [w for names in NAMING.values() for n in names for w in n.split()]
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a question; abbreviations ("Dr.", "St.") do not end one."""
+    pieces: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        end = m.start()
+        if text[m.start()] == ".":
+            words = text[start:end].split()
+            last = words[-1].lower().rstrip(".") if words else ""
+            if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+                continue
+        pieces.append(text[start:end])
+        start = m.end()
+    pieces.append(text[start:])
+    return [p for p in (_clean(p) for p in pieces) if p]
+
+
+def _clean(piece: str) -> str:
+    piece = piece.strip().strip(",;:").strip()
+    prev = None
+    while prev != piece:
+        prev = piece
+        piece = _LEADING_FILLER.sub("", piece).strip()
+    return piece.rstrip("?!.").strip()
+
+
+def _has_content(text: str) -> bool:
+    return bool(content_words(tokens(normalize(text))))
+
+
+def _first_token(text: str) -> str:
+    toks = tokens(normalize(text))
+    return toks[0] if toks else ""
+
+
+def _proper_pair(left: str, right: str) -> bool:
+    """ "Tom and Jerry", "Simon and Garfunkel", "Barnes and Noble": names on both sides."""
+    lw = left.split()
+    rw = right.split()
+    if not lw or not rw:
+        return False
+    return bool(_CAPITALISED.match(lw[-1]) and _CAPITALISED.match(rw[0]))
+
+
+def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
+    """Split one sentence on conjunctions that join independent questions."""
+    parts: list[str] = []
+    left_start = 0
+    for m in _CONJUNCTION.finditer(sentence):
+        left = sentence[left_start : m.start()]
+        right = sentence[m.end() :]
+        if not _has_content(left) or not _has_content(right):
+            continue
+        is_comma = "," in m.group(0) and not re.search(r"[a-z]", m.group(0), re.IGNORECASE)
+        starter = _first_token(right) in CLAUSE_STARTERS
+        if starter and is_comma and _first_token(left) not in CLAUSE_STARTERS:
+            continue  # "According to the manual, how do I …": one question
+        if starter:
+            parts.append(left)
+            left_start = m.end()
+            continue
+        cues = list(_PAIR_CUE.finditer(left))
+        cue = cues[-1] if cues else None
+        if cue is not None and not _PAIR_CLOSED.search(left[cue.end() :]):
+            continue  # "difference between X and Y", "both X and Y", "compare X and Y"
+        if _proper_pair(left, right):
+            continue
+        if is_comma:
+            continue  # "salt, pepper and oil": a comma alone never splits a list
+        mine = sources_of(left)
+        theirs = sources_of(_right_clause(right))
+        if mine and theirs and not set(mine) & set(theirs) and _own_subject(left):
+            parts.append(left)
+            left_start = m.end()
+    parts.append(sentence[left_start:])
+    return [p for p in (_clean(p) for p in parts) if p]
+
+
+def _own_subject(text: str) -> bool:
+    """True when a side says more than which source to ask."""
+    words = content_words(tokens(normalize(text)))
+    return any(w not in _SOURCE_WORDS and w not in GENERIC_WORDS for w in words)
+
+
+def _right_clause(right: str) -> str:
+    """The right side up to the next conjunction, to route it on its own."""
+    m = _CONJUNCTION.search(right)
+    return right[: m.start()] if m else right
+
+
+def decompose(question: str, sources_of: SourcesOf) -> list[str]:
+    """Independent parts of a question, in order; one part when it is one question."""
+    parts: list[str] = []
+    sentences = split_sentences(question)
+    meaningful = [s for s in sentences if _has_content(s)] or sentences
+    for sentence in meaningful:  # "Hi!", "Thanks." carry no question
+        parts.extend(split_clauses(sentence, sources_of))
+    merged: list[str] = []
+    for part in parts:
+        if (merged and not _has_content(part)) or (merged and not _has_content(merged[-1])):
+            merged[-1] = f"{merged[-1]} {part}"
+        else:
+            merged.append(part)
+    if not merged:
+        return [question.strip()]
+    if len(merged) > MAX_PARTS:
+        merged = [*merged[: MAX_PARTS - 1], " ".join(merged[MAX_PARTS - 1 :])]
+    return merged

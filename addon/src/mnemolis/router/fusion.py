@@ -1,0 +1,115 @@
+"""Fusing several sources' evidence: Reciprocal Rank Fusion, de-duplication, composition."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from ..models import Evidence, SourceAnswer
+from .text import normalize
+
+NEAR_DUPLICATE = 90.0  # token_set_ratio at or above which two evidence texts say the same
+MAX_COMPOSED = 4  # evidence items quoted in an extractive answer
+SNIPPET_CHARS = 280
+
+
+@dataclass(slots=True)
+class Fused:
+    """One evidence item with its fused score and the sources that also had it."""
+
+    evidence: Evidence
+    score: float
+    also_in: list[str]
+
+
+def rrf(rankings: Sequence[Sequence[Evidence]], k: int = 60) -> list[tuple[Evidence, float]]:
+    """Reciprocal Rank Fusion: score(e) = Σ 1 / (k + rank), rank starting at 1."""
+    scores: dict[int, float] = {}
+    items: dict[int, Evidence] = {}
+    order: dict[int, int] = {}
+    for ranking in rankings:
+        for rank, ev in enumerate(ranking, start=1):
+            key = id(ev)
+            items[key] = ev
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+            order.setdefault(key, len(order))
+    ranked = sorted(scores, key=lambda key: (-scores[key], order[key]))
+    return [(items[key], scores[key]) for key in ranked]
+
+
+def _signature(ev: Evidence) -> str:
+    return normalize(f"{ev.title} {ev.text[:400]}")
+
+
+def is_near_duplicate(a: Evidence, b: Evidence) -> bool:
+    """Same URL, or texts that say the same thing in nearly the same words."""
+    if a.url and b.url and a.url.rstrip("/") == b.url.rstrip("/"):
+        return True
+    return fuzz.token_set_ratio(_signature(a), _signature(b)) >= NEAR_DUPLICATE
+
+
+def dedupe(ranked: list[tuple[Evidence, float]]) -> list[Fused]:
+    """Drop near-duplicates, keeping the better-ranked copy and noting the others' sources."""
+    kept: list[Fused] = []
+    for ev, sc in ranked:
+        for f in kept:
+            if is_near_duplicate(f.evidence, ev):
+                if ev.source != f.evidence.source and ev.source not in f.also_in:
+                    f.also_in.append(ev.source)
+                break
+        else:
+            kept.append(Fused(ev, sc, []))
+    return kept
+
+
+def rankings_of(answers: Sequence[SourceAnswer]) -> list[list[Evidence]]:
+    """Each source's ranked evidence; a bare answer counts as its single item."""
+    out: list[list[Evidence]] = []
+    for ans in answers:
+        if ans.evidence:
+            out.append(list(ans.evidence))
+        elif ans.answer.strip():
+            out.append([Evidence(source=ans.source, title=ans.source, text=ans.answer)])
+    return out
+
+
+def fuse(answers: Sequence[SourceAnswer], k: int = 60) -> list[Fused]:
+    """RRF over every source's evidence, near-duplicates removed."""
+    return dedupe(rrf(rankings_of(answers), k))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """The first sentences of a text, up to ``limit`` characters, on one line."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    out = ""
+    for sentence in _SENTENCE.split(flat):
+        if out and len(out) + len(sentence) + 1 > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    if not out or len(out) > limit:
+        out = flat[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return out
+
+
+def compose_extractive(fused: Sequence[Fused], answers: Sequence[SourceAnswer]) -> str:
+    """One answer quoting the best evidence, each line cited as [n] (n = citation order)."""
+    lines: list[str] = []
+    short = {a.source: a.answer.strip() for a in answers if a.answer.strip()}
+    for n, f in enumerate(fused[:MAX_COMPOSED], start=1):
+        ev = f.evidence
+        text = snippet(ev.text) if ev.text.strip() else ev.title
+        if ev.title and ev.title != ev.source and not text.startswith(ev.title):
+            text = f"{ev.title}: {text}"
+        who = ev.source + (f" (also {', '.join(f.also_in)})" if f.also_in else "")
+        lines.append(f"{text} [{n}, {who}]")
+    if not lines:
+        return "\n".join(f"{src}: {txt}" for src, txt in short.items())
+    return "\n".join(lines)

@@ -1,0 +1,543 @@
+"""The router: decides which sources answer a question, runs them, and fuses the answers."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..models import (
+    Citation,
+    ConditionResult,
+    Evidence,
+    PartResult,
+    SearchResult,
+    SourceAnswer,
+    SourceRun,
+)
+from ..sources.base import QueryContext
+from .cache import AnswerCache
+from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
+from .context import ConversationStore, resolve_follow_up
+from .decompose import decompose
+from .fusion import compose_extractive, fuse
+from .signals import DynamicVocabulary, Scores, describe, score
+from .spoken import spoken_form
+
+if TYPE_CHECKING:
+    from ..core import Mnemolis
+    from ..requests import SearchRequest
+
+_LOGGER = logging.getLogger(__name__)
+
+PartMode = Literal["single", "fusion", "default", "explicit"]
+MAX_CITATIONS = 8
+NAME_REFRESH_TIMEOUT = 0.5  # seconds an async name refresh (monitors) may take per question
+
+
+@dataclass(slots=True)
+class PartPlan:
+    """How one part of a question will be answered, and why."""
+
+    query: str
+    sources: list[str]
+    reason: str
+    mode: PartMode
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``parts[]`` entry of ``GET /api/route``."""
+        return {"query": self.query, "sources": list(self.sources), "reason": self.reason}
+
+
+@dataclass(slots=True)
+class Plan:
+    """The routing decision for a whole question."""
+
+    query: str
+    condition: ConditionPlan | None
+    parts: list[PartPlan]
+    follow_up_of: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``GET /api/route`` body (SPEC §5)."""
+        cond = None
+        if self.condition is not None:
+            cond = {"text": self.condition.text, "sources": [self.condition.source]}
+        return {
+            "query": self.query,
+            "condition": cond,
+            "parts": [p.to_dict() for p in self.parts],
+        }
+
+
+@dataclass(slots=True)
+class PartOutcome:
+    """What running one part produced."""
+
+    query: str
+    text: str
+    source_used: str
+    runs: list[SourceRun] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    fallback: bool = False
+    answered_by: list[str] = field(default_factory=list)
+
+
+class Router:
+    """Rules first, then the local model, then the default order; with fallback and cache."""
+
+    def __init__(self, core: Mnemolis) -> None:
+        self.core = core
+        self.vocab = DynamicVocabulary()
+        self.cache = AnswerCache(core.settings.cache.ttl)
+        self.conversations = ConversationStore()
+        self._async_names_at = -1e9
+
+    # --- live vocabularies -----------------------------------------------------------
+
+    def _providers(self) -> dict[str, list[Callable[[], Iterable[str]]]]:
+        services = self.core.services
+        out: dict[str, list[Callable[[], Iterable[str]]]] = {}
+        ha = services.get("ha")
+        if ha is not None and callable(getattr(ha, "vocabulary", None)):
+            out["ha"] = [ha.vocabulary]
+        news = self.core.sources.get("news")
+        if news is not None and callable(getattr(news, "feed_titles", None)):
+            out["news"] = [news.feed_titles]  # type: ignore[attr-defined]
+        for source, key in (("rag", "rag_names"), ("memory", "memory_tags")):
+            provider = services.get(key)
+            if callable(provider):
+                out[source] = [provider]
+        return out
+
+    def _sync_vocabulary(self) -> DynamicVocabulary:
+        self.vocab.set_providers(self._providers())
+        return self.vocab
+
+    async def _refresh_async_names(self) -> None:
+        """Monitor names come from an async call; refresh them now and then."""
+        now = time.monotonic()
+        if now - self._async_names_at < self.vocab.ttl:
+            return
+        self._async_names_at = now
+        uptime = self.core.sources.get("uptime")
+        if (
+            uptime is None
+            or not uptime.configured
+            or not callable(getattr(uptime, "monitors", None))
+        ):
+            return
+        try:
+            async with asyncio.timeout(NAME_REFRESH_TIMEOUT):
+                monitors = uptime.monitors()  # type: ignore[attr-defined]
+                if inspect.isawaitable(monitors):
+                    monitors = await monitors
+        except Exception as err:  # names are a routing hint; never fail a question for them
+            _LOGGER.debug("monitor names unavailable: %s", err)
+            return
+        names = []
+        for mon in monitors or []:
+            name = mon.get("name") if isinstance(mon, dict) else getattr(mon, "name", None)
+            if isinstance(name, str) and name:
+                names.append(name)
+        self.vocab.set_async_names("uptime", names)
+
+    # --- deciding --------------------------------------------------------------------
+
+    def scores(self, query: str) -> Scores:
+        """Every source's routing score for a question (vocabulary + live names)."""
+        return score(query, self._sync_vocabulary())
+
+    def _strong(self, text: str) -> list[str]:
+        return score(text, self.vocab).strong()
+
+    def _configured(self, name: str) -> bool:
+        src = self.core.sources.get(name)
+        return src is not None and src.configured
+
+    def _default_chain(self) -> list[str]:
+        order = list(self.core.settings.routing.default_sources)
+        configured = [n for n in order if self._configured(n)]
+        return configured or order
+
+    def decide(self, query: str) -> PartPlan:
+        """Route one part by rules: one source, a fusion of strong ones, or the default."""
+        sc = self.scores(query)
+        strong = sc.strong()
+        if len(strong) >= 2:
+            return PartPlan(
+                query, strong, "fusion of strong matches — " + describe(sc, strong), "fusion"
+            )
+        if strong:
+            return PartPlan(query, strong, "matched " + describe(sc, strong), "single")
+        chain = self._default_chain()
+        llm = self.core.services.get("llm")
+        how = (
+            "the local model classifies it at run time, else "
+            if llm is not None and getattr(llm, "available", False)
+            else ""
+        )
+        weak = sc.ranked()[:2]
+        hint = f" (weak: {describe(sc, [s for s, _ in weak])})" if weak else ""
+        return PartPlan(
+            query,
+            chain[:1],
+            f"no rule matched{hint}; {how}default order {' → '.join(chain)}",
+            "default",
+        )
+
+    def plan(
+        self,
+        query: str,
+        *,
+        source: str = "auto",
+        fusion_sources: list[str] | None = None,
+        conversation_id: str | None = None,
+    ) -> Plan:
+        """The full decision: condition, follow-up rewriting, decomposition, routing."""
+        vocab = self._sync_vocabulary()
+        text = query.strip()
+        follow_of: str | None = None
+        inherited: list[str] | None = None
+        previous = self.conversations.get(conversation_id)
+        if previous is not None and source == "auto":
+            follow = resolve_follow_up(text, previous, vocab)
+            if follow is not None:
+                text, inherited, follow_of = follow.query, follow.sources, follow.previous
+        condition = parse_condition(text)
+        body = condition.consequent if condition is not None else text
+        if source == "fusion":
+            names = list(fusion_sources or [])
+            why = "fusion of the requested sources"
+            if not names:
+                sc = self.scores(body)
+                matched = [s for s, v in sc.ranked() if v > 0]
+                names = list(dict.fromkeys(matched + self._default_chain()))
+                names = [n for n in names if self._configured(n)] or names
+                why = "fusion of every matching and default source"
+            return Plan(query, condition, [PartPlan(body, names, why, "fusion")], follow_of)
+        if follow_of is not None:
+            part = self.decide(body)
+            prefix = f"follow-up of “{follow_of}”"
+            if part.mode == "default" and inherited:
+                part = PartPlan(
+                    body,
+                    inherited[:1] if len(inherited) == 1 else inherited,
+                    f"{prefix}: same source",
+                    "single" if len(inherited) == 1 else "fusion",
+                )
+            else:
+                part.reason = f"{prefix}: {part.reason}"
+            return Plan(query, condition, [part], follow_of)
+        pieces = decompose(body, self._strong)
+        if source != "auto":
+            parts = [PartPlan(p, [source], "requested", "explicit") for p in pieces]
+        else:
+            parts = [self.decide(p) for p in pieces]
+        return Plan(query, condition, parts, follow_of)
+
+    def route(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
+        """The decision for a question, without running any source."""
+        return self.plan(query, conversation_id=conversation_id).to_dict()
+
+    # --- running ---------------------------------------------------------------------
+
+    async def search(self, req: SearchRequest) -> SearchResult:
+        """Answer one question: condition, parts concurrently, fusion, fallback."""
+        started = time.perf_counter()
+        settings = self.core.settings.routing
+        deadline_at = time.monotonic() + settings.deadline
+        ctx = QueryContext(now=datetime.now(UTC), conversation_id=req.conversation_id)
+        await self._refresh_async_names()
+        plan = self.plan(
+            req.query,
+            source=req.source,
+            fusion_sources=req.fusion_sources,
+            conversation_id=req.conversation_id,
+        )
+        verdict_run: tuple[Verdict, SourceRun] | None = None
+        parts = asyncio.gather(
+            *(self._run_part(i, part, ctx, deadline_at) for i, part in enumerate(plan.parts))
+        )
+        if plan.condition is not None:
+            verdict_run, outcomes = await asyncio.gather(
+                self._evaluate_condition(plan.condition, ctx, deadline_at), parts
+            )
+        else:
+            outcomes = await parts
+        result = self._assemble(req, plan, verdict_run, list(outcomes))
+        result.elapsed_ms = (time.perf_counter() - started) * 1000
+        last = outcomes[-1] if outcomes else None
+        if last is not None:
+            used = last.answered_by or plan.parts[-1].sources
+            self.conversations.put(req.conversation_id, plan.parts[-1].query, used)
+        return result
+
+    def _remaining(self, deadline_at: float) -> float:
+        return deadline_at - time.monotonic()
+
+    def _timeout(self, deadline_at: float) -> float:
+        return max(
+            0.0, min(self.core.settings.routing.source_timeout, self._remaining(deadline_at))
+        )
+
+    async def _evaluate_condition(
+        self, cond: ConditionPlan, ctx: QueryContext, deadline_at: float
+    ) -> tuple[Verdict, SourceRun]:
+        started = time.perf_counter()
+        reason = f"condition “{cond.text}”"
+        timeout = self._timeout(deadline_at)
+        try:
+            async with asyncio.timeout(timeout):
+                verdict = await evaluate(cond, self.core.sources, self.core.services, ctx.now)
+        except TimeoutError:
+            ms = (time.perf_counter() - started) * 1000
+            msg = f"{cond.source} did not answer within {timeout:g} s"
+            return Verdict(None, msg, cond.source), SourceRun(
+                cond.source, "timeout", ms, reason, msg
+            )
+        except Exception as err:
+            _LOGGER.warning("condition %r failed: %s", cond.text, err)
+            ms = (time.perf_counter() - started) * 1000
+            msg = f"could not read {cond.source}: {err}"
+            return Verdict(None, msg, cond.source), SourceRun(cond.source, "error", ms, reason, msg)
+        ms = (time.perf_counter() - started) * 1000
+        if verdict.verdict is not None:
+            status: Literal["ok", "empty", "skipped"] = "ok"
+        elif "not configured" in verdict.evidence:
+            status = "skipped"
+        else:
+            status = "empty"
+        error = verdict.evidence if verdict.verdict is None else None
+        return verdict, SourceRun(verdict.source, status, ms, reason, error)
+
+    async def _run_part(
+        self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
+    ) -> PartOutcome:
+        if part.mode == "fusion" and len(part.sources) > 1:
+            return await self._run_fusion(index, part, ctx, deadline_at)
+        if part.mode == "default":
+            chain, reason = await self._classify(part, deadline_at)
+        else:
+            chain, reason = self._chain(part.sources[0]), part.reason
+        return await self._run_chain(index, part, chain, reason, ctx, deadline_at)
+
+    def _chain(self, first: str) -> list[str]:
+        fallback = self.core.settings.routing.fallback
+        return list(dict.fromkeys([first, *fallback.get(first, [])]))
+
+    async def _classify(self, part: PartPlan, deadline_at: float) -> tuple[list[str], str]:
+        """Unmatched questions: the local model picks sources, else the default order."""
+        default = self._default_chain()
+        llm = self.core.services.get("llm")
+        classify = getattr(llm, "classify", None) if llm is not None else None
+        if not (getattr(llm, "available", False) and callable(classify)):
+            return default, part.reason
+        candidates = [n for n in self.core.sources if self._configured(n)]
+        try:
+            async with asyncio.timeout(self._timeout(deadline_at)):
+                picked = await classify(part.query, candidates)
+        except Exception as err:
+            _LOGGER.info("model routing failed, using the default order: %s", err)
+            return default, f"no rule matched; the local model failed ({err}); default order"
+        valid = [n for n in (picked or []) if isinstance(n, str) and n in self.core.sources]
+        if not valid:
+            return default, "no rule matched; the local model had no pick; default order"
+        chain = list(dict.fromkeys([n for v in valid for n in self._chain(v)]))
+        return chain, f"no rule matched; the local model chose {', '.join(valid)}"
+
+    async def _run_chain(
+        self,
+        index: int,
+        part: PartPlan,
+        chain: list[str],
+        reason: str,
+        ctx: QueryContext,
+        deadline_at: float,
+    ) -> PartOutcome:
+        runs: list[SourceRun] = []
+        answer: SourceAnswer | None = None
+        queue = list(chain)
+        tried: set[str] = set()
+        extended = part.mode == "explicit"
+        why = reason
+        while queue:
+            name = queue.pop(0)
+            if name in tried:
+                continue
+            tried.add(name)
+            run, got = await self._attempt(index, name, part.query, why, ctx, deadline_at)
+            runs.append(run)
+            if got is not None and run.status == "ok" and not got.empty:
+                answer = got
+                break
+            why = f"fallback after {name} ({run.status})"
+            if not queue and not extended and all(r.status == "skipped" for r in runs):
+                extended = True  # nothing chosen is configured: try the default order
+                queue = [n for n in self._default_chain() if n not in tried and self._configured(n)]
+        if answer is None:
+            return PartOutcome(part.query, _nothing(runs), "none", runs)
+        return PartOutcome(
+            part.query,
+            answer.answer.strip() or compose_extractive(fuse([answer]), [answer]),
+            answer.source,
+            runs,
+            [e.citation() for e in answer.evidence[:MAX_CITATIONS]],
+            fallback=answer.source != chain[0],
+            answered_by=[answer.source],
+        )
+
+    async def _attempt(
+        self, index: int, name: str, query: str, reason: str, ctx: QueryContext, deadline_at: float
+    ) -> tuple[SourceRun, SourceAnswer | None]:
+        source = self.core.sources.get(name)
+        if source is None:
+            return SourceRun(name, "skipped", 0.0, reason, f"{name} is not a source", index), None
+        timeout = self._timeout(deadline_at)
+        if timeout <= 0:
+            msg = f"overall deadline of {self.core.settings.routing.deadline:g} s reached"
+            return SourceRun(name, "timeout", 0.0, reason, msg, index), None
+        return await self.cache.run(source, query, ctx, timeout=timeout, reason=reason, part=index)
+
+    async def _run_fusion(
+        self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
+    ) -> PartOutcome:
+        names = list(dict.fromkeys(part.sources))
+        results = await asyncio.gather(
+            *(self._attempt(index, n, part.query, part.reason, ctx, deadline_at) for n in names)
+        )
+        runs = [r for r, _ in results]
+        answers = [a for r, a in results if a is not None and r.status == "ok" and not a.empty]
+        if not answers:
+            backups = [b for n in names for b in self._chain(n)[1:] if b not in names]
+            if backups:
+                rescue = PartPlan(part.query, backups[:1], part.reason, "single")
+                out = await self._run_chain(
+                    index,
+                    rescue,
+                    list(dict.fromkeys(backups)),
+                    "fallback after every fused source failed",
+                    ctx,
+                    deadline_at,
+                )
+                out.runs = runs + out.runs
+                out.fallback = out.source_used != "none"
+                return out
+            return PartOutcome(part.query, _nothing(runs), "none", runs)
+        if len(answers) == 1:
+            only = answers[0]
+            return PartOutcome(
+                part.query,
+                only.answer.strip() or compose_extractive(fuse(answers), answers),
+                only.source,
+                runs,
+                [e.citation() for e in only.evidence[:MAX_CITATIONS]],
+                answered_by=[only.source],
+            )
+        fused = fuse(answers, self.core.settings.routing.rrf_k)
+        evidence = [f.evidence for f in fused]
+        text = await self._compose(part.query, evidence, deadline_at) or compose_extractive(
+            fused, answers
+        )
+        used = [a.source for a in answers]
+        return PartOutcome(
+            part.query,
+            text,
+            "+".join(used),
+            runs,
+            [e.citation() for e in evidence[:MAX_CITATIONS]],
+            answered_by=used,
+        )
+
+    async def _compose(
+        self, question: str, evidence: list[Evidence], deadline_at: float
+    ) -> str | None:
+        """A written answer from the local model when one is loaded; None otherwise."""
+        llm = self.core.services.get("llm")
+        compose = getattr(llm, "compose", None) if llm is not None else None
+        if not (getattr(llm, "available", False) and callable(compose)):
+            return None
+        try:
+            async with asyncio.timeout(max(0.1, self._remaining(deadline_at))):
+                text = await compose(question, evidence)
+        except Exception as err:
+            _LOGGER.info("model composition failed, answering extractively: %s", err)
+            return None
+        return text.strip() if isinstance(text, str) and text.strip() else None
+
+    # --- the answer ------------------------------------------------------------------
+
+    def _assemble(
+        self,
+        req: SearchRequest,
+        plan: Plan,
+        verdict_run: tuple[Verdict, SourceRun] | None,
+        outcomes: list[PartOutcome],
+    ) -> SearchResult:
+        runs: list[SourceRun] = []
+        condition: ConditionResult | None = None
+        lead = ""
+        if verdict_run is not None and plan.condition is not None:
+            verdict, run = verdict_run
+            runs.append(run)
+            condition = ConditionResult(plan.condition.text, verdict.verdict, verdict.evidence)
+            lead = _condition_sentence(plan.condition.text, verdict)
+        for out in outcomes:
+            runs.extend(out.runs)
+        answered = [o for o in outcomes if o.source_used != "none"]
+        used: list[str] = []
+        for o in answered:
+            for name in o.answered_by:
+                if name not in used:
+                    used.append(name)
+        citations: list[Citation] = []
+        seen: set[tuple[str, str, str | None, str | None]] = set()
+        for o in outcomes:
+            for c in o.citations:
+                key = (c.source, c.title, c.url, c.ref)
+                if key not in seen:
+                    seen.add(key)
+                    citations.append(c)
+        body = "\n\n".join(o.text for o in outcomes)
+        result = f"{lead}\n\n{body}" if lead else body
+        spoken_bits = ([spoken_form(lead, 1)] if lead else []) + [
+            spoken_form(o.text, 1 if len(outcomes) > 1 else 2) for o in outcomes
+        ]
+        return SearchResult(
+            query=req.query,
+            result=result,
+            source_used="+".join(used) if used else "none",
+            fallback=any(o.fallback for o in outcomes),
+            parts=[PartResult(o.query, o.source_used, o.text) for o in outcomes],
+            condition=condition,
+            sources=runs,
+            citations=citations,
+            spoken=spoken_form(
+                " ".join(b for b in spoken_bits if b), max_sentences=len(spoken_bits)
+            ),
+            conversation_id=req.conversation_id,
+        )
+
+
+def _nothing(runs: list[SourceRun]) -> str:
+    text = "No source could answer this question."
+    failed = [f"{r.name} ({r.error or r.status})" for r in runs if r.status != "ok"]
+    if failed:
+        text += " Tried: " + ", ".join(failed) + "."
+    return text
+
+
+def _condition_sentence(text: str, verdict: Verdict) -> str:
+    if verdict.verdict is True:
+        return f"Condition “{text}” is met: {verdict.evidence}."
+    if verdict.verdict is False:
+        return (
+            f"Condition “{text}” is not met: {verdict.evidence}. "
+            "So it does not apply for now; for reference:"
+        )
+    return f"Condition “{text}” cannot be checked: {verdict.evidence}."

@@ -1,0 +1,308 @@
+"""Deterministic routing signals: vocabulary hits plus fuzzy hits on live names."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from .text import STOPWORDS, normalize, tokens
+from .vocabulary import (
+    HA_DEVICE_WORDS,
+    INDOOR_AMBIGUOUS,
+    MATCH,
+    NAMING,
+    PATTERNS,
+    PHRASES,
+    STRONG_SHARE,
+    TIME_WORDS,
+    WORDS,
+)
+
+_LOGGER = logging.getLogger(__name__)
+
+FUZZY_CUTOFF = 88.0  # rapidfuzz ratio (0..100) a multi-letter n-gram needs to match a name
+FUZZY_MIN_CHARS = 5  # shorter names and n-grams only match exactly
+MAX_NGRAM = 4
+
+
+@dataclass(slots=True)
+class Hit:
+    """One reason a source scored: what matched and how much it counted."""
+
+    source: str
+    weight: float
+    label: str
+    naming: bool = False
+    term: str = ""
+
+
+@dataclass(slots=True)
+class Scores:
+    """Every source's total and the hits behind it, for one question."""
+
+    totals: dict[str, float] = field(default_factory=dict)
+    hits: dict[str, list[Hit]] = field(default_factory=dict)
+    names: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, hit: Hit) -> None:
+        """Count one hit."""
+        self.totals[hit.source] = self.totals.get(hit.source, 0.0) + hit.weight
+        self.hits.setdefault(hit.source, []).append(hit)
+
+    def ranked(self) -> list[tuple[str, float]]:
+        """Sources by score, best first (ties keep vocabulary order)."""
+        return sorted(self.totals.items(), key=lambda kv: -kv[1])
+
+    def strong(self) -> list[str]:
+        """Sources that matched and sit within ``STRONG_SHARE`` of the best."""
+        ranked = self.ranked()
+        if not ranked or ranked[0][1] < MATCH:
+            return []
+        best = ranked[0][1]
+        return [s for s, v in ranked if v >= MATCH and (v >= best * STRONG_SHARE or self.named(s))]
+
+    def named(self, source: str) -> bool:
+        """Whether the question names this source outright ("the web", "Wikipedia")."""
+        return any(h.naming for h in self.hits.get(source, []))
+
+    def drop(self, source: str, terms: frozenset[str]) -> None:
+        """Remove hits on these terms (an indoor "temperature" is not the forecast's)."""
+        kept = [h for h in self.hits.get(source, []) if h.term not in terms]
+        removed = sum(h.weight for h in self.hits.get(source, []) if h.term in terms)
+        if not removed:
+            return
+        self.hits[source] = kept
+        self.totals[source] -= removed
+        if not kept:
+            del self.hits[source]
+            del self.totals[source]
+
+    def explain(self, source: str) -> str:
+        """Short human reason: the labels that made ``source`` score."""
+        labels = list(dict.fromkeys(h.label for h in self.hits.get(source, [])))
+        return ", ".join(labels[:6])
+
+
+# --- static index ---------------------------------------------------------------
+
+_WORD_INDEX: dict[str, list[tuple[str, float]]] = {}
+for _src, _words in WORDS.items():
+    for _w, _weight in _words.items():
+        _WORD_INDEX.setdefault(_w, []).append((_src, float(_weight)))
+
+_PHRASE_INDEX: dict[str, list[tuple[tuple[str, ...], str, float]]] = {}
+for _src, _phrases in PHRASES.items():
+    for _p, _weight in _phrases.items():
+        _toks = tuple(tokens(normalize(_p)))
+        _PHRASE_INDEX.setdefault(_toks[0], []).append((_toks, _src, float(_weight)))
+
+# Words another source already owns strongly: a live name that is just this word adds nothing.
+_OWNED_WORDS = frozenset(w for w, hits in _WORD_INDEX.items() if any(v >= 2 for _, v in hits))
+
+
+# --- dynamic vocabularies ---------------------------------------------------------
+
+
+@dataclass(slots=True)
+class NameIndex:
+    """Live names (entities, areas, monitors, feeds, databases, tags) of one source."""
+
+    source: str
+    exact: dict[tuple[str, ...], str] = field(default_factory=dict)
+    long_names: list[str] = field(default_factory=list)
+    long_display: list[str] = field(default_factory=list)
+    signature: frozenset[str] = frozenset()
+
+    @classmethod
+    def build(cls, source: str, names: Iterable[object]) -> NameIndex:
+        """Index names for exact token lookup and fuzzy comparison."""
+        idx = cls(source)
+        seen: set[str] = set()
+        for raw in names:
+            if not isinstance(raw, str):
+                continue
+            toks = tuple(tokens(normalize(raw.replace("_", " "))))
+            toks = _trim_stopwords(toks)
+            if not toks or len(toks) > MAX_NGRAM:
+                continue
+            if len(toks) == 1 and (toks[0] in STOPWORDS or toks[0] in _OWNED_WORDS):
+                continue
+            joined = " ".join(toks)
+            if joined in seen:
+                continue
+            seen.add(joined)
+            idx.exact[toks] = raw
+            if len(joined) >= FUZZY_MIN_CHARS:
+                idx.long_names.append(joined)
+                idx.long_display.append(raw)
+        idx.signature = frozenset(seen)
+        return idx
+
+
+def _trim_stopwords(toks: tuple[str, ...]) -> tuple[str, ...]:
+    start, end = 0, len(toks)
+    while start < end and toks[start] in STOPWORDS:
+        start += 1
+    while end > start and toks[end - 1] in STOPWORDS:
+        end -= 1
+    return toks[start:end]
+
+
+NameProvider = Callable[[], Iterable[str]]
+
+
+class DynamicVocabulary:
+    """Names fetched from live services, refreshed at most every ``ttl`` seconds."""
+
+    def __init__(self, ttl: float = 10.0) -> None:
+        self.ttl = ttl
+        self.providers: dict[str, list[NameProvider]] = {}
+        self.indexes: dict[str, NameIndex] = {}
+        self._fetched: dict[str, float] = {}
+        self._async_names: dict[str, list[str]] = {}
+
+    def set_async_names(self, source: str, names: list[str]) -> None:
+        """Names fetched by an async refresh (e.g. Uptime Kuma monitors)."""
+        self._async_names[source] = names
+        self._fetched.pop(source, None)
+
+    def set_providers(self, providers: dict[str, list[NameProvider]]) -> None:
+        """Replace the callables that yield each source's names."""
+        self.providers = providers
+
+    def index(self, source: str) -> NameIndex | None:
+        """The (possibly refreshed) name index of one source."""
+        now = time.monotonic()
+        fetched = self._fetched.get(source)
+        if fetched is not None and now - fetched < self.ttl:
+            return self.indexes.get(source)
+        names: list[str] = list(self._async_names.get(source, []))
+        for provider in self.providers.get(source, []):
+            try:
+                names.extend(str(n) for n in provider() if n)
+            except Exception as err:  # a broken provider must never break routing
+                _LOGGER.debug("names for %s unavailable: %s", source, err)
+        self._fetched[source] = now
+        old = self.indexes.get(source)
+        if old is not None and old.signature == frozenset(
+            " ".join(_trim_stopwords(tuple(tokens(normalize(n.replace("_", " ")))))) for n in names
+        ):
+            return old
+        idx = NameIndex.build(source, names)
+        self.indexes[source] = idx
+        return idx
+
+    def all(self) -> list[NameIndex]:
+        """Every source's index that has at least one name."""
+        sources = set(self.providers) | set(self._async_names)
+        out = []
+        for source in sorted(sources):
+            idx = self.index(source)
+            if idx is not None and idx.exact:
+                out.append(idx)
+        return out
+
+
+# --- scoring ----------------------------------------------------------------------
+
+DYNAMIC_WEIGHTS = {"ha": 2.0, "uptime": 2.5, "news": 3.0, "rag": 3.0, "memory": 2.5}
+
+
+def score(question: str, dynamic: DynamicVocabulary | None = None) -> Scores:
+    """Score every source for a question from words, phrases, patterns and live names."""
+    text = normalize(question)
+    toks = tokens(text)
+    out = Scores()
+    token_set = set(toks)
+    for i, tok in enumerate(toks):
+        for src, weight in _WORD_INDEX.get(tok, ()):
+            out.add(Hit(src, weight, f"“{tok}”", tok in NAMING.get(src, ()), tok))
+        for phrase, src, weight in _PHRASE_INDEX.get(tok, ()):
+            if tuple(toks[i : i + len(phrase)]) == phrase:
+                term = " ".join(phrase)
+                out.add(Hit(src, weight, f"“{term}”", term in NAMING.get(src, ()), term))
+    for pat in PATTERNS:
+        if pat.regex.search(text):
+            out.add(Hit(pat.source, pat.weight, pat.label))
+    if "forecast" in out.totals and out.totals["forecast"] >= 1.5:
+        times = sorted(token_set & TIME_WORDS)
+        if times:
+            out.add(Hit("forecast", 0.5, f"“{times[0]}”"))
+    if dynamic is not None:
+        _score_names(toks, dynamic, out)
+    if "ha" in out.names and "forecast" in out.totals and not out.named("forecast"):
+        out.drop("forecast", INDOOR_AMBIGUOUS)  # "how warm is it in the hallway"
+    return out
+
+
+def _ngrams(toks: list[str]) -> list[tuple[int, int, tuple[str, ...]]]:
+    grams = []
+    for n in range(MAX_NGRAM, 0, -1):
+        for i in range(len(toks) - n + 1):
+            gram = tuple(toks[i : i + n])
+            if gram[0] in STOPWORDS or gram[-1] in STOPWORDS:
+                continue
+            grams.append((i, i + n, gram))
+    return grams
+
+
+def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> None:
+    indexes = dynamic.all()
+    if not indexes:
+        return
+    grams = _ngrams(toks)
+    device_near = bool(HA_DEVICE_WORDS.intersection(toks))
+    for idx in indexes:
+        used = [False] * len(toks)
+        found: list[tuple[str, int]] = []
+        fuzzy_candidates: list[tuple[int, int, str]] = []
+        for start, end, gram in grams:
+            if any(used[start:end]):
+                continue
+            name = idx.exact.get(gram)
+            if name is not None:
+                found.append((name, end - start))
+                for j in range(start, end):
+                    used[j] = True
+                continue
+            joined = " ".join(gram)
+            if len(joined) >= FUZZY_MIN_CHARS and idx.long_names:
+                fuzzy_candidates.append((start, end, joined))
+        if fuzzy_candidates and idx.long_names:
+            matrix = process.cdist(
+                [c[2] for c in fuzzy_candidates],
+                idx.long_names,
+                scorer=fuzz.ratio,
+                score_cutoff=FUZZY_CUTOFF,
+                workers=1,
+            )
+            for row, (start, end, _joined) in enumerate(fuzzy_candidates):
+                if any(used[start:end]):
+                    continue
+                best = int(matrix[row].argmax())
+                if matrix[row][best] >= FUZZY_CUTOFF:
+                    found.append((idx.long_display[best], end - start))
+                    for j in range(start, end):
+                        used[j] = True
+        if not found:
+            continue
+        base = DYNAMIC_WEIGHTS.get(idx.source, 2.0)
+        for name, length in found[:3]:
+            weight = base + (1.0 if length > 1 or (idx.source == "ha" and device_near) else 0.0)
+            out.add(Hit(idx.source, weight, f"name “{name}”"))
+            out.names.setdefault(idx.source, []).append(name)
+
+
+def describe(scores: Scores, sources: list[str]) -> str:
+    """Why these sources were chosen, e.g. ``forecast: “rain”, “tomorrow”``."""
+    return "; ".join(f"{s} {scores.totals.get(s, 0):.1f}: {scores.explain(s)}" for s in sources)
+
+
+def snapshot(scores: Scores) -> dict[str, Any]:
+    """Scores as plain data (for debugging and the benchmark)."""
+    return {s: round(v, 2) for s, v in scores.ranked()}

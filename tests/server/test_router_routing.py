@@ -1,0 +1,66 @@
+"""The routing suite: every question in routing_cases.yaml gets the expected decision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .routing_cases import load_cases, make_home
+
+CASES = load_cases()
+HOME = make_home()
+
+
+def _id(case: dict[str, Any]) -> str:
+    return str(case["q"])[:60]
+
+
+def test_suite_is_big_enough() -> None:
+    sources = {s for c in CASES["routing"] for p in c.get("parts", [c.get("sources")]) for s in p}
+    assert len(CASES["routing"]) >= 150
+    assert {
+        "ha",
+        "forecast",
+        "news",
+        "web",
+        "kiwix",
+        "uptime",
+        "changes",
+        "rag",
+        "memory",
+    } <= sources
+
+
+@pytest.mark.parametrize("case", CASES["routing"], ids=_id)
+def test_routing(case: dict[str, Any]) -> None:
+    decision = HOME.core.route(case["q"])
+    assert set(decision) == {"query", "condition", "parts"}
+    assert decision["query"] == case["q"]
+    expected_parts = case.get("parts") or [case["sources"]]
+    got = [p["sources"] for p in decision["parts"]]
+    default = HOME.core.settings.routing.default_sources[:1]
+    expected = [default if e == ["default"] else e for e in expected_parts]
+    assert [sorted(g) for g in got] == [sorted(e) for e in expected], decision
+    for part, exp in zip(decision["parts"], expected_parts, strict=True):
+        assert part["reason"]
+        if exp == ["default"]:
+            assert part["reason"].startswith("no rule matched"), part
+        else:
+            assert not part["reason"].startswith("no rule matched"), part
+
+
+@pytest.mark.parametrize("case", CASES["decomposition"], ids=_id)
+def test_decomposition(case: dict[str, Any]) -> None:
+    decision = HOME.core.route(case["q"])
+    assert [p["query"] for p in decision["parts"]] == case["parts"]
+
+
+@pytest.mark.parametrize("case", CASES["conditions"], ids=_id)
+def test_condition_detection(case: dict[str, Any]) -> None:
+    decision = HOME.core.route(case["q"])
+    if case["condition"] is None:
+        assert decision["condition"] is None
+    else:
+        assert decision["condition"] == {"text": case["condition"], "sources": [case["source"]]}
+    assert [p["query"] for p in decision["parts"]] == case["parts"]
