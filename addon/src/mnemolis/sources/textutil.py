@@ -63,6 +63,9 @@ _BLOCK_TAGS = frozenset(
     }
 )
 _CELL_TAGS = frozenset({"td", "th"})
+_HEAD_TAGS = frozenset(
+    {"title", "meta", "link", "style", "script", "base", "noscript", "template", "head"}
+)
 _VOID_TAGS = frozenset(
     {
         "area",
@@ -103,8 +106,8 @@ class _Extractor(HTMLParser):
             if tag in ("br", "hr") and not self.skipping:
                 self._flush()
             return
-        if tag == "body":
-            # <head> may be left unclosed; the body always ends it.
+        if tag == "body" or (tag not in _HEAD_TAGS and any(t == "head" for t, _ in self.stack)):
+            # <head> may be left unclosed; the body or any body content ends it.
             self._close("head")
         skip = tag in _SKIP_TAGS
         if not skip:
