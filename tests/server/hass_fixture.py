@@ -38,6 +38,7 @@ What the generated home contains (tests assert against these values):
   ``light.counter_lights`` "Counter Lights" (Kitchen), ``light.reading_lamp``
   "Reading Lamp" (Living Room), ``light.hallway_light`` (Hallway); each one
   follows ``input_boolean.<object_id>_power`` and starts off.
+* ``input_boolean.guest_mode`` "Guest Mode" (visible, no area, starts off).
 * Persons ``person.alice`` / ``person.bob`` tracked by
   ``device_tracker.alice_phone`` / ``device_tracker.bob_phone``.
 * ``weather.home_forecast``: template weather whose daily forecast is
@@ -165,6 +166,7 @@ def configuration(port: int, config_dir: Path) -> dict[str, Any]:
     booleans = {f"{oid}_power": {"name": f"{name} power"} for oid, (name, _a) in LIGHTS.items()}
     booleans["garage_door_contact"] = {"name": "Garage door contact"}
     booleans["front_door_contact"] = {"name": "Front door contact"}
+    booleans["guest_mode"] = {"name": "Guest Mode"}
     return {
         "homeassistant": {
             "name": "Mnemolis Test Home",

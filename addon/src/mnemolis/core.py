@@ -111,6 +111,8 @@ class Mnemolis:
         await self._start_knowledge()
         deps = SourceDeps(settings=self.settings, session=self.session, services=self.services)
         self.sources = build_sources(deps)
+        # Sources that read each other (changes snapshots uptime/news/forecast) look here.
+        self.services["sources"] = self.sources
         self.health_checks.setdefault("store", self._store_health)
         self.health_checks.setdefault("sources", self._sources_health)
         for source in self.sources.values():

@@ -27,6 +27,7 @@ def _unbuilt(source_name: str) -> type[Source]:
 
 def _built() -> list[type[Source]]:
     """Connector classes this build ships; one import per source module."""
+    from .changes import ChangesSource
     from .forecast import ForecastSource
     from .ha import HASource
     from .kiwix import KiwixSource
@@ -39,6 +40,7 @@ def _built() -> list[type[Source]]:
     built: list[type[Source]] = [
         HASource,
         ForecastSource,
+        ChangesSource,
         NewsSource,
         WebSource,
         KiwixSource,
