@@ -405,3 +405,21 @@ async def test_disabled_tools_are_gone(make_client: Callable[..., Any]) -> None:
     call = rpc("tools/call", {"name": "docs", "arguments": {}})
     result = (await (await client.post("/mcp", json=call, headers=sess)).json())["result"]
     assert result["isError"] is True and "unknown tool 'docs'" in result["content"][0]["text"]
+
+
+async def test_session_limit_evicts_idle_then_refuses(client: TestClient[Any, Any]) -> None:
+    from mnemolis.mcp.http import MCP_SESSIONS
+
+    client.app[MCP_SESSIONS].limit = 2
+    first = await initialize(client)
+    await initialize(client)
+    await initialize(client)  # a third evicts the least recently used idle one
+    assert (await client.post("/mcp", json=rpc("ping"), headers=first)).status == 404
+
+    streams = [await client.get("/mcp/sse") for _ in range(2)]
+    assert all(s.status == 200 for s in streams)
+    refused = await client.get("/mcp/sse")
+    assert refused.status == 503
+    assert "too many open MCP sessions" in (await refused.json())["error"]["message"]
+    for stream in streams:
+        stream.close()

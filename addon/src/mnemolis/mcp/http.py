@@ -235,6 +235,8 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
             for reply in replies:
                 await resp.write(_event(reply))
             async for item in _collect(session, queue, pending, stream=True):
+                if initializing:
+                    _record_version(session, [item])
                 await resp.write(_event(item))
         except ConnectionResetError:
             pass
@@ -242,7 +244,7 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
 
     replies.extend([item async for item in _collect(session, queue, pending, stream=False)])
     if initializing:
-        _record_version(store, session, replies)
+        _record_version(session, replies)
         if session.protocol_version is None:
             await store.remove(session.id)
             headers = {}
@@ -256,7 +258,7 @@ def _json_reply(
     return web.Response(text=text, status=status, content_type="application/json", headers=headers)
 
 
-def _record_version(store: SessionStore, session: McpSession, replies: list[Outgoing]) -> None:
+def _record_version(session: McpSession, replies: list[Outgoing]) -> None:
     for reply in replies:
         root = reply.root if isinstance(reply, types.JSONRPCMessage) else None
         if isinstance(root, types.JSONRPCResponse):

@@ -16,6 +16,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.lowlevel import Server
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
+from ..errors import Unavailable
 from .protocol import Outgoing, RequestId
 from .server import initialization_options
 
@@ -168,8 +169,9 @@ class SessionStore:
         """A new session; evicts the longest-idle stream-less one when full."""
         if len(self._sessions) >= self.limit:
             victim = next((s for s in self._sessions.values() if s.streams == 0), None)
-            if victim is not None:
-                await self.remove(victim.id)
+            if victim is None:
+                raise Unavailable(f"too many open MCP sessions ({self.limit}); close one and retry")
+            await self.remove(victim.id)
         session = McpSession(self.server, route_responses=route_responses)
         self._sessions[session.id] = session
         return session

@@ -64,15 +64,20 @@ async def serve_stdio(settings: Settings, stdin: TextIO, stdout: TextIO) -> None
                         elif d.message is not None:
                             await in_send.send(SessionMessage(d.message))
 
+        drained = anyio.Event()
+
         async def write_loop() -> None:
             async with out_recv:
                 async for item in out_recv:
                     await write(item.message)
+            drained.set()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_loop)
             tg.start_soon(write_loop)
             await server.run(in_recv, out_send, initialization_options(server))
+            with anyio.move_on_after(5):  # let the last replies reach stdout
+                await drained.wait()
             tg.cancel_scope.cancel()
     finally:
         await core.stop()
