@@ -372,7 +372,14 @@ def resolve_when(text: str, now: datetime) -> When:
     toks = tokens(normalize(text))
     today = now.date()
     day, label = today, "today"
-    if "tomorrow" in toks:
+    norm = " ".join(toks)
+    ahead = re.search(r"\bin (\d{1,2}) days?\b", norm)
+    if "day after tomorrow" in norm:
+        day, label = today + timedelta(days=2), "the day after tomorrow"
+    elif ahead:
+        n = int(ahead.group(1))
+        day, label = today + timedelta(days=n), f"in {n} days"
+    elif "tomorrow" in toks:
         day, label = today + timedelta(days=1), "tomorrow"
     elif "weekend" in toks:
         delta = (5 - today.weekday()) % 7

@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 from ..models import Evidence, SourceAnswer
 from .text import normalize
 
-NEAR_DUPLICATE = 90.0  # token_set_ratio at or above which two evidence texts say the same
+NEAR_DUPLICATE = 90.0  # token_sort_ratio at or above which two evidence texts say the same
 MAX_COMPOSED = 4  # evidence items quoted in an extractive answer
 SNIPPET_CHARS = 280
 
@@ -25,19 +25,39 @@ class Fused:
     also_in: list[str]
 
 
-def rrf(rankings: Sequence[Sequence[Evidence]], k: int = 60) -> list[tuple[Evidence, float]]:
-    """Reciprocal Rank Fusion: score(e) = Σ 1 / (k + rank), rank starting at 1."""
-    scores: dict[int, float] = {}
-    items: dict[int, Evidence] = {}
-    order: dict[int, int] = {}
-    for ranking in rankings:
-        for rank, ev in enumerate(ranking, start=1):
-            key = id(ev)
-            items[key] = ev
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
-            order.setdefault(key, len(order))
-    ranked = sorted(scores, key=lambda key: (-scores[key], order[key]))
-    return [(items[key], scores[key]) for key in ranked]
+def rrf(rankings: Sequence[Sequence[Evidence]], k: int = 60) -> list[Fused]:
+    """Reciprocal Rank Fusion over near-duplicate clusters.
+
+    Items that say the same thing (same URL or near-identical text) form one
+    cluster; a cluster scores Σ over rankings of 1 / (k + its best rank there),
+    ranks starting at 1. The best-ranked member stands for the cluster, so a
+    near-duplicate never appears twice and agreement between sources lifts it.
+    """
+    order = sorted(
+        (
+            (rank, li, ev)
+            for li, ranking in enumerate(rankings)
+            for rank, ev in enumerate(ranking, 1)
+        ),
+        key=lambda t: (t[0], t[1]),
+    )
+    clusters: list[Fused] = []
+    best_rank: list[dict[int, int]] = []
+    for rank, li, ev in order:
+        for ci, cluster in enumerate(clusters):
+            if is_near_duplicate(cluster.evidence, ev):
+                ranks = best_rank[ci]
+                ranks[li] = min(ranks.get(li, rank), rank)
+                if ev.source != cluster.evidence.source and ev.source not in cluster.also_in:
+                    cluster.also_in.append(ev.source)
+                break
+        else:
+            clusters.append(Fused(ev, 0.0, []))
+            best_rank.append({li: rank})
+    for cluster, ranks in zip(clusters, best_rank, strict=True):
+        cluster.score = sum(1.0 / (k + r) for r in ranks.values())
+    first_seen = {id(c): i for i, c in enumerate(clusters)}
+    return sorted(clusters, key=lambda c: (-c.score, first_seen[id(c)]))
 
 
 def _signature(ev: Evidence) -> str:
@@ -48,21 +68,7 @@ def is_near_duplicate(a: Evidence, b: Evidence) -> bool:
     """Same URL, or texts that say the same thing in nearly the same words."""
     if a.url and b.url and a.url.rstrip("/") == b.url.rstrip("/"):
         return True
-    return fuzz.token_set_ratio(_signature(a), _signature(b)) >= NEAR_DUPLICATE
-
-
-def dedupe(ranked: list[tuple[Evidence, float]]) -> list[Fused]:
-    """Drop near-duplicates, keeping the better-ranked copy and noting the others' sources."""
-    kept: list[Fused] = []
-    for ev, sc in ranked:
-        for f in kept:
-            if is_near_duplicate(f.evidence, ev):
-                if ev.source != f.evidence.source and ev.source not in f.also_in:
-                    f.also_in.append(ev.source)
-                break
-        else:
-            kept.append(Fused(ev, sc, []))
-    return kept
+    return fuzz.token_sort_ratio(_signature(a), _signature(b)) >= NEAR_DUPLICATE
 
 
 def rankings_of(answers: Sequence[SourceAnswer]) -> list[list[Evidence]]:
@@ -77,8 +83,8 @@ def rankings_of(answers: Sequence[SourceAnswer]) -> list[list[Evidence]]:
 
 
 def fuse(answers: Sequence[SourceAnswer], k: int = 60) -> list[Fused]:
-    """RRF over every source's evidence, near-duplicates removed."""
-    return dedupe(rrf(rankings_of(answers), k))
+    """RRF over every source's evidence, near-duplicates merged."""
+    return rrf(rankings_of(answers), k)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")

@@ -518,7 +518,7 @@ class Router:
             sources=runs,
             citations=citations,
             spoken=spoken_form(
-                " ".join(b for b in spoken_bits if b), max_sentences=len(spoken_bits)
+                " ".join(b for b in spoken_bits if b), max_sentences=max(2, len(spoken_bits))
             ),
             conversation_id=req.conversation_id,
         )

@@ -18,6 +18,10 @@ def spoken_form(text: str, max_sentences: int = 2) -> str:
     """What a voice assistant should say: plain words, first sentences only."""
     s = _MD_LINK.sub(r"\1", text)
     s = _CITATION.sub("", s)
+    parts = _SENTENCE.split(s)
+    without_links = [p for p in parts if not _URL.search(p)]
+    if without_links and len(without_links) < len(parts):
+        s = " ".join(without_links)  # "See https://… for more." says nothing aloud
     s = _URL.sub("", s)
     s = _BULLET.sub("", s)
     s = _MARKUP.sub("", s)
