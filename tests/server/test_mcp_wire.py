@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp.types import LATEST_PROTOCOL_VERSION
 from pydantic import BaseModel
@@ -423,3 +425,43 @@ async def test_session_limit_evicts_idle_then_refuses(client: TestClient[Any, An
     assert "too many open MCP sessions" in (await refused.json())["error"]["message"]
     for stream in streams:
         stream.close()
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    max_leaves=12,
+)
+_messages = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "1.0"])},
+    optional={
+        "id": st.none() | st.integers() | st.text(max_size=8) | st.floats(allow_nan=False),
+        "method": st.sampled_from(
+            ["initialize", "tools/list", "tools/call", "ping", "notifications/initialized"]
+        )
+        | st.text(max_size=12),
+        "params": _json,
+        "result": _json,
+        "error": _json,
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(payload=_messages | _json)
+async def test_garbage_never_breaks_the_session(
+    make_client: Callable[..., Any], payload: Any
+) -> None:
+    """Any JSON at all gets a JSON-RPC answer or a 4xx; the session keeps working."""
+    client = await make_client()
+    sess = await initialize(client)
+    resp = await client.post("/mcp", data=json.dumps(payload), headers={**sess, **JSON})
+    assert resp.status in (200, 202, 400), (payload, resp.status)
+    if resp.status != 202:
+        body = await resp.json()
+        replies = body if isinstance(body, list) else [body]
+        for reply in replies:
+            assert reply["jsonrpc"] == "2.0" and ("result" in reply or "error" in reply)
+    ping = await client.post("/mcp", json=rpc("ping", id="after"), headers=sess)
+    assert (await ping.json()) == {"jsonrpc": "2.0", "id": "after", "result": {}}
