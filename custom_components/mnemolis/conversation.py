@@ -30,6 +30,7 @@ LENGTH_LIMITS: dict[str, tuple[int, int]] = {"short": (1, 200), "medium": (3, 50
 
 APOLOGY = "Sorry, I could not get an answer from Mnemolis right now."
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+_URL = re.compile(r"\(?<?\bhttps?://\S+>?\)?")
 
 
 async def async_setup_entry(
@@ -104,10 +105,14 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
     async def _answer(self, text: str, conversation_id: str) -> str:
         options = self.entry.options
         body = await async_search(self.entry, text, conversation_id=conversation_id)
-        spoken = str(body.get("spoken") or body.get("result") or "").strip()
+        length = options.get(CONF_RESPONSE_LENGTH, DEFAULT_RESPONSE_LENGTH)
+        # The server's spoken form is already voice-friendly; "full" speaks the whole result.
+        if length == "full":
+            spoken = _URL.sub("", str(body.get("result") or "")).strip()
+        else:
+            spoken = str(body.get("spoken") or body.get("result") or "").strip()
         if not spoken:
             raise HomeAssistantError("the server returned an empty answer")
-        length = options.get(CONF_RESPONSE_LENGTH, DEFAULT_RESPONSE_LENGTH)
         if options.get(CONF_USE_LOCAL_MODEL) and body.get("source_used") != "none":
             max_sentences = LENGTH_LIMITS.get(length, (6, 0))[0]
             try:

@@ -94,6 +94,9 @@ async def test_response_length_option(
     hass.config_entries.async_update_entry(init_integration, options={CONF_RESPONSE_LENGTH: "full"})
     result = await _ask(hass, "Until when does the dishwasher warranty run?")
     assert _speech(result) == "The dishwasher warranty runs until March 2027. Keep the receipt."
+    # "full" speaks the whole result, not the shorter spoken form.
+    result = await _ask(hass, "Is the garage door open?")
+    assert _speech(result) == "The garage door (cover.garage_door) is open. It opened at 07:42."
 
 
 async def test_local_model_phrasing(
@@ -101,7 +104,7 @@ async def test_local_model_phrasing(
 ) -> None:
     """With the option on, the server's model words the answer; without a model, the router's."""
     hass.config_entries.async_update_entry(
-        init_integration, options={CONF_USE_LOCAL_MODEL: True, CONF_RESPONSE_LENGTH: "full"}
+        init_integration, options={CONF_USE_LOCAL_MODEL: True, CONF_RESPONSE_LENGTH: "medium"}
     )
     result = await _ask(hass, "Is the garage door open?")
     assert _speech(result) == "The garage door is open. It opened at 07:42."
