@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .models import SearchResult
 
 # ``*_created`` series double every counter for no use on a dashboard.
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 # Text format 0.0.4: what every Prometheus, VictoriaMetrics and Grafana Agent reads.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -53,6 +53,30 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
+def _llm_figures(llm: Any) -> tuple[bool, float | None, float | None]:
+    """Ready?, tokens/s of the last generation, tokens generated — read defensively."""
+    if llm is None:
+        return False, None, None
+    try:
+        ready = getattr(llm, "available", True)
+        ready = bool(ready() if callable(ready) else ready)
+        backend = getattr(llm, "backend", None)
+        tps = _number(getattr(llm, "tokens_per_second", None))
+        if tps is None and backend is not None:
+            tps = _number(getattr(backend, "tokens_per_second", None))
+            history = getattr(backend, "history", None)
+            if tps is None and history:
+                last = history[-1]
+                seconds = _number(getattr(last, "seconds", None))
+                produced = _number(getattr(last, "completion_tokens", None))
+                if seconds and produced is not None:
+                    tps = produced / seconds
+        generated = _number(getattr(backend, "tokens_generated", None)) if backend else None
+    except Exception:
+        return False, None, None
+    return ready, tps, generated
+
+
 class _LiveCollector(Collector):
     """Values read at scrape time from the core's published services."""
 
@@ -69,16 +93,20 @@ class _LiveCollector(Collector):
         )
         docs.add_metric([], _number(core.services.get("documents_indexed")) or 0.0)
         yield docs
-        llm = core.services.get("llm")
-        tps = _number(getattr(llm, "tokens_per_second", None)) if llm is not None else None
+        loaded_now, tps, generated = _llm_figures(core.services.get("llm"))
         tokens = GaugeMetricFamily(
             "mnemolis_llm_tokens_per_second",
             "Generation speed of the local model's last completion (0 before the first)",
         )
         tokens.add_metric([], tps or 0.0)
         yield tokens
+        total = GaugeMetricFamily(
+            "mnemolis_llm_tokens_generated", "Tokens the local model generated since start"
+        )
+        total.add_metric([], generated or 0.0)
+        yield total
         loaded = GaugeMetricFamily("mnemolis_llm_loaded", "1 when a language model is ready")
-        loaded.add_metric([], 1.0 if llm is not None else 0.0)
+        loaded.add_metric([], 1.0 if loaded_now else 0.0)
         yield loaded
         qlog = core.querylog
         written = GaugeMetricFamily(
@@ -205,7 +233,8 @@ class Metrics:
     # --- exposition ----------------------------------------------------------
 
     async def render(self) -> bytes:
-        """The text exposition, with source health refreshed first."""
+        """The text exposition, with source health and the query log's counts current."""
+        await self.core.querylog.flush(timeout=1.0)
         for source in await self.core.list_sources():
             name = source["name"]
             self.source_configured.labels(name).set(1 if source["configured"] else 0)

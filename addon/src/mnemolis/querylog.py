@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 HIDDEN_TEXT = "(query text not stored)"
+HIDDEN = "(not stored)"
 SURFACES = ("rest", "ui", "mcp", "integration", "cli")
 # Which surface a question came through; HTTP middleware and the MCP tool runner
 # set it, anything else (the ``mnemolis ask`` command) is the CLI.
@@ -184,13 +185,32 @@ def _iso(ts: float) -> str:
 
 
 def _redact_trace(trace: dict[str, Any]) -> dict[str, Any]:
-    """The trace without the question's words (parts and condition echo them)."""
+    """The trace without words: answers, reasons and titles echo what was asked.
+
+    What stays is how the question was handled: which sources ran, their
+    status, timing, cache use and fallback, and the condition's verdict.
+    """
+    trace["result"] = HIDDEN
+    trace["spoken"] = ""
     for part in trace.get("parts") or []:
-        if isinstance(part, dict) and "query" in part:
+        if isinstance(part, dict):
             part["query"] = HIDDEN_TEXT
+            part["result"] = HIDDEN
     condition = trace.get("condition")
-    if isinstance(condition, dict) and "text" in condition:
+    if isinstance(condition, dict):
         condition["text"] = HIDDEN_TEXT
+        condition["evidence"] = HIDDEN
+    for run in trace.get("sources") or []:
+        if isinstance(run, dict):
+            if run.get("reason"):
+                run["reason"] = HIDDEN
+            if run.get("error"):
+                run["error"] = HIDDEN
+    trace["citations"] = [
+        {"source": c.get("source", ""), "title": HIDDEN}
+        for c in trace.get("citations") or []
+        if isinstance(c, dict)
+    ]
     return trace
 
 

@@ -58,10 +58,10 @@ def _load_assets() -> dict[str, Asset]:
     out: dict[str, Asset] = {}
     if not STATIC_DIR.is_dir():
         return out
-    for path in sorted(STATIC_DIR.rglob("*")):
+    for path in sorted(STATIC_DIR.iterdir()):
         if path.is_file() and path.suffix in _TYPES:
             body = path.read_bytes()
-            name = path.relative_to(STATIC_DIR).as_posix()
+            name = path.name
             etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
             out[name] = Asset(body, _TYPES[path.suffix], etag)
     return out
@@ -135,7 +135,7 @@ async def index(request: web.Request) -> web.Response:
     return web.Response(body=page.encode("utf-8"), headers=headers)
 
 
-@routes.route("GET", "/ui/{name:.+}", access=Access.PUBLIC, summary="Web UI assets", openapi=False)
+@routes.route("GET", "/ui/{name}", access=Access.PUBLIC, summary="Web UI assets", openapi=False)
 async def asset(request: web.Request) -> web.Response:
     """A file of the UI (only files shipped in the package exist)."""
     name = request.match_info["name"]
