@@ -243,3 +243,41 @@ async def test_not_configured(make_client: Client) -> None:
     # A FreshRSS URL without credentials does not count as configured.
     client = await make_client(news={"freshrss_url": "http://127.0.0.1:9"})
     assert (await ask(client, "latest news"))["sources"][0]["status"] == "skipped"
+
+
+async def test_dead_feed_is_not_refetched_on_every_question(
+    make_settings: Callable[..., Settings], feeds: tuple[str, FeedHost]
+) -> None:
+    url, host = feeds
+    async with open_source(NewsSource, make_settings(**news(url, "rss.xml", "gone.xml"))) as src:
+        for _ in range(3):
+            answer = await src.query("latest news", ctx())
+            assert "HTTP 410" in answer.data["feed_errors"][f"{url}/feeds/gone.xml"]
+    assert len(host.seen["/feeds/gone.xml"]) == 1
+
+
+async def test_large_feed_is_read_whole(make_settings: Callable[..., Settings]) -> None:
+    from aiohttp import web
+
+    items = "".join(
+        f"<item><title>Story {n}</title><link>https://big.example/{n}</link>"
+        f"<pubDate>Sun, 29 Nov 2026 {n % 24:02d}:{n % 60:02d}:00 GMT</pubDate>"
+        f"<description>{'word ' * 200}</description></item>"
+        for n in range(300)
+    )
+    body = f'<?xml version="1.0"?><rss version="2.0"><channel><title>Big</title>{items}'
+    body += "</channel></rss>"
+    assert len(body) > 300_000
+
+    async def big(request: web.Request) -> web.Response:
+        return web.Response(text=body, content_type="application/rss+xml")
+
+    app = web.Application()
+    app.router.add_get("/big.xml", big)
+    async with serve(app) as url:
+        settings = make_settings(news={"feeds": [f"{url}/big.xml"]})
+        async with open_source(NewsSource, settings) as src:
+            await src.query("latest news", ctx())
+            detail = src.health_detail()["feeds"][0]
+    assert detail["error"] is None
+    assert detail["entries"] == 100  # the newest 100 of 300 are kept

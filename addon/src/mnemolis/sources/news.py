@@ -31,6 +31,7 @@ _LOGGER = logging.getLogger(__name__)
 MAX_ENTRIES_PER_FEED = 100
 ANSWER_ITEMS = 5
 FRESHRSS_KEY = "freshrss"
+RETRY_FAILED_S = 60.0
 _ACCEPT = (
     "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.8, */*;q=0.5"
 )
@@ -77,6 +78,7 @@ class FeedState:
     items: list[NewsItem] = field(default_factory=list)
     fetched_at: float | None = None
     error: SourceError | None = None
+    failed_at: float | None = None
     fetches: int = 0
     not_modified: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -314,12 +316,18 @@ class NewsSource(HttpSource):
             state.title = "FreshRSS"
             return
 
+    def _due(self, state: FeedState) -> bool:
+        """Whether a feed should be fetched now."""
+        now = time.monotonic()
+        refresh = self.settings.news.refresh_seconds
+        if state.error is not None and state.failed_at is not None:
+            # A dead feed is retried at most once a minute, not on every question.
+            return now - state.failed_at >= min(refresh, RETRY_FAILED_S)
+        return state.fetched_at is None or now - state.fetched_at >= refresh
+
     async def _refresh_one(self, state: FeedState, force: bool) -> None:
         async with state.lock:
-            fresh = state.fetched_at is not None and (
-                time.monotonic() - state.fetched_at < self.settings.news.refresh_seconds
-            )
-            if fresh and not force and state.error is None:
+            if not force and not self._due(state):
                 return
             try:
                 async with asyncio.timeout(self._feed_timeout):
@@ -331,8 +339,10 @@ class NewsSource(HttpSource):
                 state.error = SourceTimeout(
                     f"feed {short_url(state.key)} did not answer within {self._feed_timeout:g} s"
                 )
+                state.failed_at = time.monotonic()
             except SourceError as err:
                 state.error = err
+                state.failed_at = time.monotonic()
             else:
                 state.error = None
                 state.fetched_at = time.monotonic()

@@ -11,6 +11,7 @@ from typing import Any
 
 import aiohttp
 from multidict import CIMultiDictProxy
+from yarl import URL
 
 from ..errors import (
     SourceAuthFailed,
@@ -60,8 +61,11 @@ class Response:
 
 
 def short_url(url: str) -> str:
-    """A URL without its query string, for messages (queries may hold secrets)."""
-    return url.split("?", 1)[0]
+    """A URL without credentials, query or fragment, for messages (those may hold secrets)."""
+    try:
+        return str(URL(url).with_user(None).with_query(None).with_fragment(None))
+    except (ValueError, TypeError):
+        return url.split("?", 1)[0]
 
 
 async def fetch(
@@ -88,10 +92,14 @@ async def fetch(
             timeout=aiohttp.ClientTimeout(total=timeout),
             allow_redirects=True,
         ) as resp:
-            body = await resp.content.read(max_bytes + 1)
-            if len(body) > max_bytes:
-                raise SourceBadResponse(f"{what} at {shown} sent more than {max_bytes} bytes")
-            return Response(str(resp.url), resp.status, resp.headers, body)
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.content.iter_chunked(65536):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise SourceBadResponse(f"{what} at {shown} sent more than {max_bytes} bytes")
+                chunks.append(chunk)
+            return Response(str(resp.url), resp.status, resp.headers, b"".join(chunks))
     except SourceError:
         raise
     except TimeoutError:
