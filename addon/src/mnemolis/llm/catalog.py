@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,12 +195,15 @@ def scan(folder: Path) -> Scan:
 
 
 def resolve(spec: str, folder: Path) -> Path:
-    """A configured model: an existing path, else a file name inside the models folder."""
+    """A configured model: an absolute path as is, else a file inside the models folder."""
     candidate = Path(spec).expanduser()
-    if candidate.is_absolute() or candidate.exists():
+    if candidate.is_absolute():
         return candidate
     name = spec if spec.lower().endswith(".gguf") else f"{spec}.gguf"
-    inside = (folder / name).resolve()
-    if folder.resolve() not in inside.parents:
+    # Lexical check: ``..`` may not leave the folder; symlinks the user placed
+    # inside it (e.g. to a shared model store) are honoured.
+    base = Path(os.path.normpath(folder.absolute()))
+    inside = Path(os.path.normpath(base / name))
+    if base not in inside.parents:
         raise GGUFError(f"model {spec!r} is outside the models folder {folder}")
     return inside

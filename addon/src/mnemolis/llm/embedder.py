@@ -15,8 +15,6 @@ _LOGGER = logging.getLogger(__name__)
 # llama.cpp pooling types (LLAMA_POOLING_TYPE_*).
 _POOL_NONE, _POOL_MEAN = 0, 1
 _POOL_UNSPECIFIED = -1
-# Texts per llama.cpp call: bounds memory and lets other jobs interleave.
-_BATCH = 32
 
 
 class LocalEmbedder:
@@ -103,12 +101,12 @@ class LocalEmbedder:
         llama = self._llama
         vectors: list[list[float]] = []
         n_tokens = 0
-        for start in range(0, len(texts), _BATCH):
-            batch = texts[start : start + _BATCH]
-            for text in batch:
-                n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
-            rows = llama.embed(batch, normalize=True, truncate=True)
-            vectors.extend([float(x) for x in row] for row in rows)
+        # One text per decode: a text's vector never depends on what it was
+        # batched with, so a query and an indexed chunk with the same words match.
+        for text in texts:
+            n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
+            row = llama.embed(text, normalize=True, truncate=True)
+            vectors.append([float(x) for x in row])
         return vectors, n_tokens
 
     def _submit(self, texts: list[str], bounded: bool) -> Job:

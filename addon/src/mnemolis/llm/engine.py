@@ -33,6 +33,7 @@ class GenerationRecord:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str
+    started: float  # time.monotonic()
     seconds: float
 
 
@@ -301,7 +302,7 @@ class LocalEngine:
                 emit(pending.rstrip() if reason == "stop" else pending)
         self.tokens_generated += produced
         self.history.append(
-            GenerationRecord(len(tokens), produced, reason, time.monotonic() - started)
+            GenerationRecord(len(tokens), produced, reason, started, time.monotonic() - started)
         )
         emit(Finished(reason, produced))
 
