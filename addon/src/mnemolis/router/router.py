@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import re
 import inspect
 import logging
 import time
@@ -37,6 +39,7 @@ _LOGGER = logging.getLogger(__name__)
 
 PartMode = Literal["single", "fusion", "default", "explicit"]
 MAX_CITATIONS = 8
+_WEATHER_SUBJECT = re.compile(r"^\s*(?:it|there|the weather|the forecast)\b", re.IGNORECASE)
 NAME_REFRESH_TIMEOUT = 0.5  # seconds an async name refresh (monitors) may take per question
 
 
@@ -210,6 +213,8 @@ class Router:
             if follow is not None:
                 text, inherited, follow_of = follow.query, follow.sources, follow.previous
         condition = parse_condition(text)
+        if condition is not None and condition.kind == "forecast":
+            condition = self._home_condition(condition)
         body = condition.consequent if condition is not None else text
         if source == "fusion":
             names = list(fusion_sources or [])
@@ -240,6 +245,14 @@ class Router:
         else:
             parts = [self.decide(p) for p in pieces]
         return Plan(query, condition, parts, follow_of)
+
+    def _home_condition(self, cond: ConditionPlan) -> ConditionPlan:
+        """ "the lounge thermometer is above 25 degrees" is about a sensor, not the weather."""
+        if _WEATHER_SUBJECT.match(cond.text):
+            return cond
+        if score(cond.text, self.vocab).names.get("ha"):
+            return dataclasses.replace(cond, kind="ha")
+        return cond
 
     def route(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
         """The decision for a question, without running any source."""
