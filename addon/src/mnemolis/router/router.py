@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 import inspect
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
