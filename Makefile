@@ -58,10 +58,13 @@ system: $(VENV)/.system.stamp
 run: $(SV)/.stamp
 	$(SV)/bin/mnemolis serve --host $(HOST) --port $(PORT) --data-dir $(DATA_DIR)
 
-lint: $(SV)/.stamp
+lint: $(SV)/.stamp $(HV)/.stamp
 	$(SV)/bin/ruff check .
 	$(SV)/bin/ruff format --check .
 	cd addon && ../$(SV)/bin/mypy
+	@# The integration, strict, against the HA release it targets (types from the HA venv).
+	$(SV)/bin/mypy --strict --python-executable $(HPY) --follow-imports=silent \
+		--cache-dir .mypy_cache/ha custom_components/mnemolis
 
 test-server: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 	@mkdir -p $(OUT)
