@@ -159,18 +159,9 @@ class MnemolisClient:
             raise MnemolisResponseError(f"{method} {path} did not return JSON", resp.status)
         return body
 
-    async def health(self) -> dict[str, Any]:
-        """Liveness (no auth needed)."""
-        return _as_dict(await self._request("GET", "/api/health"), "/api/health")
-
     async def stats(self) -> MnemolisStats:
         """Counters and per-source health for the entities."""
         return MnemolisStats.from_dict(await self._request("GET", "/api/stats"))
-
-    async def sources(self) -> list[dict[str, Any]]:
-        """Every source: name, enabled, configured, healthy, last error."""
-        body = _as_dict(await self._request("GET", "/api/sources"), "/api/sources")
-        return list(body.get("sources") or [])
 
     async def search(
         self,
