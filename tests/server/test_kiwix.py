@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from defusedxml import ElementTree
+
 from .zim_fixture import KiwixServer
 
 Client = Callable[..., Any]
@@ -136,3 +138,25 @@ async def test_not_configured_is_reported_as_such(make_client: Client) -> None:
     assert listed["kiwix"]["last_error"] is None
     body = await ask(client, "photosynthesis")
     assert body["sources"][0]["status"] == "skipped"
+
+
+async def test_html_results_page_parses_like_the_xml(kiwix_server: KiwixServer) -> None:
+    """Servers that ignore format=xml send the HTML page; both give the same hits."""
+    import aiohttp
+
+    from mnemolis.sources.kiwix import Book, parse_search_html, parse_search_xml
+
+    book = Book(name="testwiki_en", path="testwiki", title="Test Wiki")
+    params = {"content": "testwiki", "pattern": "mountain OR computer"}
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{kiwix_server.url}/search", params=params) as resp:
+            html = await resp.text()
+        async with http.get(
+            f"{kiwix_server.url}/search", params={**params, "format": "xml"}
+        ) as resp:
+            xml = await resp.read()
+    from_html = parse_search_html(html, book)
+    from_xml = parse_search_xml(ElementTree.fromstring(xml), book)
+    assert [(h.title, h.link) for h in from_html] == [(h.title, h.link) for h in from_xml]
+    assert {h.title for h in from_html} == {"Mount Everest", "Ada Lovelace"}
+    assert all(h.snippet for h in from_html)
