@@ -94,7 +94,8 @@ async def test_fuzzy_names_and_word_boundaries(ha: HASource) -> None:
     # "hall" inside "shall" must not pull in Hallway entities.
     assert client.match_entities("shall we dance") == []
     kitchen_lights = client.match_entities("kitchen", domains={"light"})
-    assert {m.entity_id for m in kitchen_lights} == {"light.kitchen_ceiling", "light.counter_lights"}
+    found = {m.entity_id for m in kitchen_lights}
+    assert found == {"light.kitchen_ceiling", "light.counter_lights"}
     assert {m.matched_on for m in kitchen_lights} <= {"area", "name"}
     vocab = client.vocabulary()
     assert {"garage door", "entrance", "lounge", "living room", "kitchen ceiling"} <= vocab
@@ -186,7 +187,9 @@ async def test_writes_allowed_when_configured(
         await client.start(wait=10)
         try:
             await client.call_service(
-                "input_boolean", "turn_on", target={"entity_id": "input_boolean.hallway_light_power"}
+                "input_boolean",
+                "turn_on",
+                target={"entity_id": "input_boolean.hallway_light_power"},
             )
             await wait_for(lambda: client.states["light.hallway_light"]["state"] == "on")
             await client.call_service(

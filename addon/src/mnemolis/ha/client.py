@@ -135,19 +135,20 @@ class HAClient:
     # --- lifecycle -----------------------------------------------------------
 
     async def start(self, wait: float = 0.0) -> None:
-        """Start the connection loop; optionally wait up to ``wait`` s for the first attempt."""
-        if self._task is None:
-            self._stopping = False
-            self._task = asyncio.create_task(self._run(), name="mnemolis-ha-websocket")
-            self.subscribe({"type": "subscribe_entities"}, self._on_entities)
-            for event_type in (
-                "area_registry_updated",
-                "device_registry_updated",
-                "entity_registry_updated",
-            ):
-                self.subscribe(
-                    {"type": "subscribe_events", "event_type": event_type}, self._on_registry
-                )
+        """Start the connection loop; the starting call may wait up to ``wait`` s for it."""
+        if self._task is not None:
+            return
+        self._stopping = False
+        self.subscribe({"type": "subscribe_entities"}, self._on_entities)
+        for event_type in (
+            "area_registry_updated",
+            "device_registry_updated",
+            "entity_registry_updated",
+        ):
+            self.subscribe(
+                {"type": "subscribe_events", "event_type": event_type}, self._on_registry
+            )
+        self._task = asyncio.create_task(self._run(), name="mnemolis-ha-websocket")
         if wait > 0:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(wait):
@@ -231,10 +232,10 @@ class HAClient:
                 raise
             except SourceError as err:
                 self._set_error(err)
+            except TimeoutError:  # before ClientError: aiohttp's timeouts are both
+                self._set_error(SourceTimeout("Home Assistant did not answer in time"))
             except (aiohttp.ClientError, OSError) as err:
                 self._set_error(SourceUnreachable(f"cannot reach Home Assistant: {_describe(err)}"))
-            except TimeoutError:
-                self._set_error(SourceTimeout("Home Assistant did not answer in time"))
             except Exception as err:
                 _LOGGER.exception("Home Assistant connection failed unexpectedly")
                 self._set_error(SourceBadResponse(f"{type(err).__name__}: {err}"))

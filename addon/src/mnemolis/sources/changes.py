@@ -174,7 +174,7 @@ class ChangesSource(Source):
         await asyncio.to_thread(self.store.open)
         client = self._ha()
         if client is not None:
-            await client.start(wait=3.0)
+            await client.start(wait=2.0)
         self._task = asyncio.create_task(self._snapshot_loop(), name="mnemolis-changes-snapshots")
 
     async def stop(self) -> None:

@@ -178,7 +178,7 @@ class ForecastSource(Source):
         """Connect to HA (shared client) unless Open-Meteo answers; offer snapshots."""
         self.deps.services.setdefault("snapshots", {})[self.name] = self.snapshot
         if not self.uses_open_meteo:
-            await self._ha().start(wait=3.0)
+            await self._ha().start(wait=2.0)
 
     async def stop(self) -> None:
         """Let go of the shared HA client."""

@@ -123,7 +123,7 @@ class HASource(Source):
 
     async def start(self) -> None:
         """Connect in the background; wait briefly so the first question finds states."""
-        await self.client.start(wait=3.0)
+        await self.client.start(wait=2.0)
 
     async def stop(self) -> None:
         """Let go of the shared client (the last user closes it)."""
