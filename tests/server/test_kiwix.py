@@ -160,3 +160,45 @@ async def test_html_results_page_parses_like_the_xml(kiwix_server: KiwixServer) 
     assert [(h.title, h.link) for h in from_html] == [(h.title, h.link) for h in from_xml]
     assert {h.title for h in from_html} == {"Mount Everest", "Ada Lovelace"}
     assert all(h.snippet for h in from_html)
+
+
+async def test_servers_that_want_books_name_are_detected(
+    make_client: Client, kiwix_server: KiwixServer
+) -> None:
+    """A kiwix-serve that rejects ``content=`` (400) is asked with ``books.name=``."""
+    import aiohttp
+    from aiohttp import web
+
+    from .stubs import serve
+
+    names = {"testwiki_en": "testwiki", "cookbook_en": "cookbook"}
+    seen: list[str] = []
+
+    async def proxy(request: web.Request) -> web.Response:
+        query = dict(request.query)
+        if request.path == "/search":
+            if "content" in query:
+                seen.append("content")
+                return web.Response(status=400, text="Invalid request")
+            seen.append("books.name")
+            query["content"] = names[query.pop("books.name")]
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"{kiwix_server.url}{request.path}", params=query) as resp,
+        ):
+            return web.Response(
+                body=await resp.read(), status=resp.status, content_type=resp.content_type
+            )
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", proxy)
+    async with serve(app) as url:
+        client = await make_client(kiwix={"url": url})
+        body = await ask(client, "What is photosynthesis?")
+        assert body["citations"][0]["url"] == f"{url}/testwiki/Photosynthesis"
+        assert "light energy" in body["result"]
+        body = await ask(client, "risotto rice")
+        assert body["citations"][0]["title"] == "Risotto"
+    # Detected on the first (concurrent, one per book) search, then remembered.
+    assert seen.count("content") == 2
+    assert seen.count("books.name") >= 3
