@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
+import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -16,7 +19,7 @@ from mnemolis.settings import Settings
 from mnemolis.sources.base import QueryContext, SourceDeps, run_source
 from mnemolis.sources.ha import HASource
 
-from .conftest import free_port
+from .conftest import SERVER_BIN, free_port
 from .hass_fixture import HassCore
 
 
@@ -225,3 +228,19 @@ async def test_query_while_home_assistant_is_down_is_unreachable(
         while not client.connected:
             await asyncio.sleep(0.1)
     assert (await ha_source.health()).healthy
+
+
+async def test_cli_ask_with_source_ha(hass_core: HassCore, tmp_path: Path) -> None:
+    hass_core.set_state("device_tracker.alice_phone", "home", {"source_type": "gps"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env |= {"MNEMOLIS_HA__URL": hass_core.url, "MNEMOLIS_HA__TOKEN": hass_core.token}
+    cmd = [str(SERVER_BIN), "ask", "who is home?", "--source", "ha"]
+    cmd += ["--data-dir", str(tmp_path / "data")]
+    done = await asyncio.to_thread(
+        subprocess.run, cmd, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("At home: Alice")
+    assert "source: ha" in done.stdout
+    assert "[ha] Alice" in done.stdout
+    assert hass_core.token not in done.stdout + done.stderr
