@@ -171,3 +171,12 @@ async def test_sources_health_and_not_configured(
     assert listed["uptime"]["configured"] is False
     assert listed["uptime"]["last_error"] is None
     assert (await ask(client, "is the NAS up"))["sources"][0]["status"] == "skipped"
+
+
+async def test_unknown_monitor_name_is_said_then_overview(
+    make_client: Client, kuma: tuple[str, KumaState]
+) -> None:
+    url, _state = kuma
+    client = await make_client(**settings_for(url))
+    body = await ask(client, "is the printer up?")
+    assert body["result"].startswith('No monitor is called like "printer". 3 of 6 monitors are up.')

@@ -45,6 +45,12 @@ _QUESTION_NOISE = frozenset(
         "everything",
         "services",
         "systems",
+        "servers",
+        "my",
+        "home",
+        "lab",
+        "homelab",
+        "network",
         "page",
         "overview",
         "all",
@@ -319,6 +325,11 @@ class UptimeSource(HttpSource):
                         "Not up: " + ", ".join(f"{m.name} ({m.status})" for m in others) + "."
                     )
                 answer = " ".join(parts)
+            unmatched = keywords(question, _QUESTION_NOISE)
+            if unmatched:
+                # The question named something that is not a monitor: say so first.
+                data["unmatched"] = unmatched
+                answer = f'No monitor is called like "{" ".join(unmatched)}". ' + answer
         base = self.settings.uptime.url or ""
         page = join_url(base, f"/status/{self.settings.uptime.slug}")
         evidence = [
