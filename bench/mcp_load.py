@@ -50,11 +50,10 @@ ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "appl
 
 
 def run_reference(port: int) -> None:
-    """FastMCP on uvicorn with the same `search` tool as Mnemolis."""
+    """FastMCP (streamable-http on uvicorn) with the same `search` tool as Mnemolis."""
     import logging
-    from collections.abc import AsyncIterator
-    from contextlib import asynccontextmanager
 
+    import uvicorn
     from mcp.server.fastmcp import FastMCP
 
     from mnemolis.core import Mnemolis
@@ -64,22 +63,8 @@ def run_reference(port: int) -> None:
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     core = Mnemolis(load_settings())
-
-    @asynccontextmanager
-    async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[None]:
-        await core.start()
-        try:
-            yield
-        finally:
-            await core.stop()
-
     server: FastMCP[Any] = FastMCP(
-        "reference",
-        instructions=INSTRUCTIONS,
-        host="127.0.0.1",
-        port=port,
-        log_level="WARNING",
-        lifespan=lifespan,
+        "reference", instructions=INSTRUCTIONS, host="127.0.0.1", port=port, log_level="WARNING"
     )
 
     @server.tool(name="search", description="Same tool, same service layer as Mnemolis.")
@@ -91,7 +76,19 @@ def run_reference(port: int) -> None:
             args["fusion_sources"] = fusion_sources
         return to_call_result(await call_tool(core, "search", args))
 
-    server.run(transport="streamable-http")
+    async def serve() -> None:
+        # What FastMCP.run("streamable-http") does, with the core started once
+        # (FastMCP's own `lifespan` runs per MCP session).
+        await core.start()
+        try:
+            config = uvicorn.Config(
+                server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning"
+            )
+            await uvicorn.Server(config).serve()
+        finally:
+            await core.stop()
+
+    asyncio.run(serve())
 
 
 # --- load generation -------------------------------------------------------------
