@@ -54,10 +54,14 @@ CREATE TABLE IF NOT EXISTS queries (
     failed INTEGER NOT NULL,
     latency_ms REAL NOT NULL,
     surface TEXT NOT NULL,
-    conversation_id TEXT,
-    trace TEXT NOT NULL
+    conversation_id TEXT
 );
 CREATE INDEX IF NOT EXISTS queries_ts ON queries(ts);
+-- Traces live apart, so filtering and counting scan small rows only.
+CREATE TABLE IF NOT EXISTS traces (
+    id INTEGER PRIMARY KEY REFERENCES queries(id) ON DELETE CASCADE,
+    trace TEXT NOT NULL
+);
 """
 
 
@@ -214,7 +218,7 @@ def _redact_trace(trace: dict[str, Any]) -> dict[str, Any]:
     return trace
 
 
-_Row = tuple[float, str, int, int, str, int, int, float, str, str | None, str]
+_Row = tuple[float, str, int, int, str, int, int, float, str, str | None, dict[str, Any]]
 
 
 class QueryLog:
@@ -271,6 +275,7 @@ class QueryLog:
         conn = sqlite3.connect(self.path, timeout=10, check_same_thread=check_same_thread)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
         return conn
 
     # --- writing -------------------------------------------------------------
@@ -298,7 +303,7 @@ class QueryLog:
             round(result.elapsed_ms, 2),
             surface or SURFACE.get(),
             result.conversation_id,
-            json.dumps(trace, ensure_ascii=False),
+            trace,
         )
         try:
             self._queue.put_nowait(row)
@@ -357,12 +362,17 @@ class QueryLog:
     def _write(self, conn: sqlite3.Connection, rows: list[_Row]) -> None:
         try:
             with conn:
-                conn.executemany(
-                    "INSERT INTO queries (ts, query, text_stored, query_chars, source_used,"
-                    " fallback, failed, latency_ms, surface, conversation_id, trace)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
+                for row in rows:
+                    cur = conn.execute(
+                        "INSERT INTO queries (ts, query, text_stored, query_chars, source_used,"
+                        " fallback, failed, latency_ms, surface, conversation_id)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        row[:-1],
+                    )
+                    conn.execute(
+                        "INSERT INTO traces (id, trace) VALUES (?, ?)",
+                        (cur.lastrowid, json.dumps(row[-1], ensure_ascii=False)),
+                    )
                 self._prune(conn)
             self.written += len(rows)
         except sqlite3.Error as err:
@@ -426,12 +436,12 @@ class QueryLog:
         page_where = list(where)
         page_args = list(args)
         if flt.cursor is not None:
-            page_where.append("id < ?")
+            page_where.append("q.id < ?")
             page_args.append(flt.cursor)
-        sql = "SELECT * FROM queries"
+        sql = "SELECT q.*, t.trace FROM queries q LEFT JOIN traces t ON t.id = q.id"
         if page_where:
             sql += " WHERE " + " AND ".join(page_where)
-        sql += " ORDER BY id DESC LIMIT ?"
+        sql += " ORDER BY q.id DESC LIMIT ?"
         page_args.append(flt.limit + 1)
         conn = self._require_reader()
         with self._read_lock:
@@ -453,7 +463,11 @@ class QueryLog:
     def _get_sync(self, entry_id: int) -> dict[str, Any]:
         conn = self._require_reader()
         with self._read_lock:
-            row = conn.execute("SELECT * FROM queries WHERE id = ?", (entry_id,)).fetchone()
+            row = conn.execute(
+                "SELECT q.*, t.trace FROM queries q LEFT JOIN traces t ON t.id = q.id"
+                " WHERE q.id = ?",
+                (entry_id,),
+            ).fetchone()
         if row is None:
             raise NotFound(f"query {entry_id} is not in the log (never logged or expired)")
         return self._entry(row)
@@ -472,7 +486,7 @@ class QueryLog:
     @staticmethod
     def _entry(row: sqlite3.Row) -> dict[str, Any]:
         try:
-            trace = json.loads(row["trace"])
+            trace = json.loads(row["trace"] or "{}")
         except ValueError:
             trace = {}
         return {
