@@ -22,7 +22,7 @@ DATA_DIR ?= ./data
 # Heavy native builds (llama-cpp-python) use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: help run test lint test-server test-integration venv system bench soak clean
+.PHONY: help run test lint test-server test-integration venv system bench soak clean docs
 
 help:
 	@echo "make run    start the Mnemolis server on $(HOST):$(PORT) (data in $(DATA_DIR))"
@@ -89,6 +89,10 @@ test: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 
 bench: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) bench/run_all.py
+
+# docs/mcp.md from the live tool registry, and the user docs bundled into the server.
+docs: $(SV)/.stamp
+	$(SPY) -m mnemolis.mcp.docgen --write
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -10,7 +10,7 @@ from mnemolis.mcp.docgen import bundle_sources, bundled_pages, render_mcp_page
 from mnemolis.tools import load_tools
 
 REPO = Path(__file__).resolve().parents[2]
-REGENERATE = "run `.venv/server/bin/python -m mnemolis.mcp.docgen --write` from the repo root"
+REGENERATE = "run `make docs` (python -m mnemolis.mcp.docgen --write) from the repo root"
 
 
 def test_docs_mcp_md_is_the_generator_output() -> None:

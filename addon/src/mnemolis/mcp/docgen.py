@@ -1,8 +1,9 @@
 """docs/mcp.md and the bundled docs, generated from the live tool registry.
 
-``python -m mnemolis.mcp.docgen`` prints the MCP page; ``--write`` (run from
-the repository root) rewrites docs/mcp.md and refreshes
-``mnemolis/bundled_docs/`` from README.md, addon/DOCS.md and docs/*.md.
+``python -m mnemolis.mcp.docgen`` prints the MCP page; ``--write`` (or
+``make docs``, from the repository root) rewrites docs/mcp.md and refreshes
+``mnemolis/bundled_docs/`` from README.md, addon/DOCS.md and the user pages
+of docs/.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from ..tools import Tool, load_tools
 from .server import INSTRUCTIONS, PROTOCOL_VERSIONS, SERVER_NAME
 
 BUNDLE_PACKAGE = "mnemolis.bundled_docs"
+# Developer pages stay out of the bundle: it holds what a user (or an agent
+# helping one) needs to set Mnemolis up and use it.
+DEV_PAGES = frozenset({"architecture", "benchmarks"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +38,8 @@ def bundle_sources(root: Path) -> dict[str, Path]:
     """Bundled page name → the repository file it is a copy of."""
     found = {"readme": root / "README.md", "addon": root / "addon" / "DOCS.md"}
     for path in sorted((root / "docs").glob("*.md")):
-        found[path.stem.lower()] = path
+        if path.stem.lower() not in DEV_PAGES:
+            found[path.stem.lower()] = path
     return found
 
 
