@@ -100,6 +100,7 @@ class Router:
         self.cache = AnswerCache(core.settings.cache.ttl)
         self.conversations = ConversationStore()
         self._async_names_at = -1e9
+        self._memo: dict[str, Scores] | None = None  # scores of texts within one plan()
 
     # --- live vocabularies -----------------------------------------------------------
 
@@ -154,10 +155,16 @@ class Router:
 
     def scores(self, query: str) -> Scores:
         """Every source's routing score for a question (vocabulary + live names)."""
+        memo = self._memo
+        if memo is not None:
+            hit = memo.get(query)
+            if hit is None:
+                hit = memo[query] = score(query, self.vocab)
+            return hit
         return score(query, self._sync_vocabulary())
 
     def _strong(self, text: str) -> list[str]:
-        return score(text, self.vocab).strong()
+        return self.scores(text).strong()
 
     def _configured(self, name: str) -> bool:
         src = self.core.sources.get(name)
@@ -203,7 +210,21 @@ class Router:
         conversation_id: str | None = None,
     ) -> Plan:
         """The full decision: condition, follow-up rewriting, decomposition, routing."""
-        vocab = self._sync_vocabulary()
+        self._sync_vocabulary()
+        self._memo = {}
+        try:
+            return self._plan(query, source, fusion_sources, conversation_id)
+        finally:
+            self._memo = None
+
+    def _plan(
+        self,
+        query: str,
+        source: str,
+        fusion_sources: list[str] | None,
+        conversation_id: str | None,
+    ) -> Plan:
+        vocab = self.vocab
         text = query.strip()
         follow_of: str | None = None
         inherited: list[str] | None = None
@@ -250,7 +271,7 @@ class Router:
         """ "the lounge thermometer is above 25 degrees" is about a sensor, not the weather."""
         if _WEATHER_SUBJECT.match(cond.text):
             return cond
-        if score(cond.text, self.vocab).names.get("ha"):
+        if self.scores(cond.text).names.get("ha"):
             return dataclasses.replace(cond, kind="ha")
         return cond
 

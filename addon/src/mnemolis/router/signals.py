@@ -144,6 +144,26 @@ class NameIndex:
         return idx
 
 
+@dataclass(slots=True)
+class CombinedIndex:
+    """Every source's names in one table, so a question is scanned once."""
+
+    exact: dict[tuple[str, ...], list[tuple[str, str]]] = field(default_factory=dict)
+    long_names: list[str] = field(default_factory=list)
+    long_meta: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, indexes: list[NameIndex]) -> CombinedIndex:
+        """Merge per-source indexes."""
+        out = cls()
+        for idx in indexes:
+            for gram, display in idx.exact.items():
+                out.exact.setdefault(gram, []).append((idx.source, display))
+            out.long_names.extend(idx.long_names)
+            out.long_meta.extend((idx.source, d) for d in idx.long_display)
+        return out
+
+
 def _trim_stopwords(toks: tuple[str, ...]) -> tuple[str, ...]:
     start, end = 0, len(toks)
     while start < end and toks[start] in STOPWORDS:
@@ -165,6 +185,8 @@ class DynamicVocabulary:
         self.indexes: dict[str, NameIndex] = {}
         self._fetched: dict[str, float] = {}
         self._async_names: dict[str, list[str]] = {}
+        self._combined: CombinedIndex | None = None
+        self._combined_key: tuple[int, ...] = ()
 
     def set_async_names(self, source: str, names: list[str]) -> None:
         """Names fetched by an async refresh (e.g. Uptime Kuma monitors)."""
@@ -196,6 +218,17 @@ class DynamicVocabulary:
         idx = NameIndex.build(source, names)
         self.indexes[source] = idx
         return idx
+
+    def combined(self) -> CombinedIndex | None:
+        """One index over every source's names (rebuilt when any of them changes)."""
+        indexes = self.all()
+        if not indexes:
+            return None
+        key = tuple(id(i) for i in indexes)
+        if self._combined is None or self._combined_key != key:
+            self._combined = CombinedIndex.build(indexes)
+            self._combined_key = key
+        return self._combined
 
     def all(self) -> list[NameIndex]:
         """Every source's index that has at least one name."""
@@ -252,50 +285,52 @@ def _ngrams(toks: list[str]) -> list[tuple[int, int, tuple[str, ...]]]:
 
 
 def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> None:
-    indexes = dynamic.all()
-    if not indexes:
+    combined = dynamic.combined()
+    if combined is None:
         return
     grams = _ngrams(toks)
+    used: dict[str, list[bool]] = {}
+    found: dict[str, list[tuple[str, int]]] = {}
+    fuzzy: list[tuple[int, int, str]] = []
+    for start, end, gram in grams:
+        hits = combined.exact.get(gram)
+        if hits:
+            for source, display in hits:
+                mask = used.setdefault(source, [False] * len(toks))
+                if not any(mask[start:end]):
+                    found.setdefault(source, []).append((display, end - start))
+                    mask[start:end] = [True] * (end - start)
+        joined = " ".join(gram)
+        if len(joined) >= FUZZY_MIN_CHARS:
+            fuzzy.append((start, end, joined))
+    if fuzzy and combined.long_names:
+        matrix = process.cdist(
+            [c[2] for c in fuzzy],
+            combined.long_names,
+            scorer=fuzz.ratio,
+            score_cutoff=FUZZY_CUTOFF,
+            workers=1,
+        )
+        rows, cols = matrix.nonzero()
+        best: dict[tuple[int, str], tuple[float, str]] = {}
+        for row, col in zip(rows.tolist(), cols.tolist(), strict=True):
+            source, display = combined.long_meta[col]
+            value = float(matrix[row, col])
+            if value > best.get((row, source), (0.0, ""))[0]:
+                best[(row, source)] = (value, display)
+        for (row, source), (_value, display) in sorted(best.items()):
+            start, end, _joined = fuzzy[row]
+            mask = used.setdefault(source, [False] * len(toks))
+            if not any(mask[start:end]):
+                found.setdefault(source, []).append((display, end - start))
+                mask[start:end] = [True] * (end - start)
     device_near = bool(HA_DEVICE_WORDS.intersection(toks))
-    for idx in indexes:
-        used = [False] * len(toks)
-        found: list[tuple[str, int]] = []
-        fuzzy_candidates: list[tuple[int, int, str]] = []
-        for start, end, gram in grams:
-            if any(used[start:end]):
-                continue
-            name = idx.exact.get(gram)
-            if name is not None:
-                found.append((name, end - start))
-                for j in range(start, end):
-                    used[j] = True
-                continue
-            joined = " ".join(gram)
-            if len(joined) >= FUZZY_MIN_CHARS and idx.long_names:
-                fuzzy_candidates.append((start, end, joined))
-        if fuzzy_candidates and idx.long_names:
-            matrix = process.cdist(
-                [c[2] for c in fuzzy_candidates],
-                idx.long_names,
-                scorer=fuzz.ratio,
-                score_cutoff=FUZZY_CUTOFF,
-                workers=1,
-            )
-            for row, (start, end, _joined) in enumerate(fuzzy_candidates):
-                if any(used[start:end]):
-                    continue
-                best = int(matrix[row].argmax())
-                if matrix[row][best] >= FUZZY_CUTOFF:
-                    found.append((idx.long_display[best], end - start))
-                    for j in range(start, end):
-                        used[j] = True
-        if not found:
-            continue
-        base = DYNAMIC_WEIGHTS.get(idx.source, 2.0)
-        for name, length in found[:3]:
-            weight = base + (1.0 if length > 1 or (idx.source == "ha" and device_near) else 0.0)
-            out.add(Hit(idx.source, weight, f"name “{name}”"))
-            out.names.setdefault(idx.source, []).append(name)
+    for source, names in found.items():
+        base = DYNAMIC_WEIGHTS.get(source, 2.0)
+        for name, length in names[:3]:
+            weight = base + (1.0 if length > 1 or (source == "ha" and device_near) else 0.0)
+            out.add(Hit(source, weight, f"name “{name}”"))
+            out.names.setdefault(source, []).append(name)
 
 
 def describe(scores: Scores, sources: list[str]) -> str:

@@ -161,8 +161,9 @@ STOPWORDS = frozenset(
 def normalize(text: str) -> str:
     """Lower case, straight apostrophes, contractions expanded, single spaces."""
     text = text.translate(_APOSTROPHES).lower()
-    for pattern, repl in _CONTRACTIONS:
-        text = pattern.sub(repl, text)
+    if "'" in text:
+        for pattern, repl in _CONTRACTIONS:
+            text = pattern.sub(repl, text)
     return _SPACES.sub(" ", text).strip()
 
 

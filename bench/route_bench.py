@@ -1,0 +1,136 @@
+"""Routing decision time alone: `Router.route()` over the routing suite's questions.
+
+No source runs: this is the cost of deciding (condition parsing, decomposition,
+vocabulary and pattern scoring, fuzzy matching of live HA names). The home is
+the fake one of the tests (tests/server/routing_cases.py: 25 entities, 14
+areas, monitors, feeds, databases, memory tags); a second table repeats the
+suite with bigger synthetic homes, since fuzzy matching grows with the number
+of names.
+
+    .venv/server/bin/python bench/route_bench.py [--repeat 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.server.routing_cases import AREAS, ENTITIES, FakeHA, load_cases, make_home  # noqa: E402
+
+DEVICES = ["Light", "Lamp", "Window", "Door", "Plug", "Temperature", "Humidity", "Blinds"]
+
+
+def questions() -> list[str]:
+    """Every distinct question of the suite, in file order."""
+    cases = load_cases()
+    seen: dict[str, None] = {}
+    for section in ("routing", "decomposition", "conditions"):
+        for case in cases[section]:
+            seen.setdefault(str(case["q"]), None)
+    return list(seen)
+
+
+def pct(values: list[float], p: float) -> float:
+    """The p-th percentile (nearest rank) of values."""
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+def measure(home_entities: int, qs: list[str], repeat: int) -> dict[str, object]:
+    """Per-question p50/p99 of route() in microseconds, plus the slowest questions."""
+    home = make_home()
+    if home_entities > len(ENTITIES):
+        extra = dict(ENTITIES)
+        i = 0
+        while len(extra) < home_entities:
+            area = AREAS[i % len(AREAS)]
+            device = DEVICES[(i // len(AREAS)) % len(DEVICES)]
+            oid = f"{area}_{device}_{i}".lower().replace(" ", "_")
+            extra[f"sensor.{oid}"] = (f"{area} {device} {i // 140 + 1}", "1", area, {})
+            i += 1
+        home.core.services["ha"] = FakeHA(extra)
+    route = home.core.router.route
+    for q in qs:  # warm up: indexes built, regexes compiled
+        route(q)
+    per_q: dict[str, list[float]] = {q: [] for q in qs}
+    cpu: list[float] = []
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            for q in qs:
+                c0 = time.thread_time_ns()
+                t0 = time.perf_counter_ns()
+                route(q)
+                per_q[q].append((time.perf_counter_ns() - t0) / 1000)
+                cpu.append((time.thread_time_ns() - c0) / 1000)
+    finally:
+        gc.enable()
+    p50s = {q: statistics.median(v) for q, v in per_q.items()}
+    p99s = {q: pct(v, 99) for q, v in per_q.items()}
+    everything = [x for v in per_q.values() for x in v]
+    return {
+        "entities": home_entities,
+        "names": len(home.core.services["ha"].vocabulary()),
+        "questions": len(qs),
+        "samples": len(everything),
+        "median_p50": statistics.median(p50s.values()),
+        "worst_p50": max(p50s.values()),
+        "median_p99": statistics.median(p99s.values()),
+        "worst_p99": max(p99s.values()),
+        "all_p50": pct(everything, 50),
+        "all_p95": pct(everything, 95),
+        "all_p99": pct(everything, 99),
+        "per_s": len(everything) / (sum(everything) / 1e6),
+        "cpu_p50": pct(cpu, 50),
+        "cpu_p99": pct(cpu, 99),
+        "slowest": sorted(p50s.items(), key=lambda kv: -kv[1])[:5],
+        "p99s": p99s,
+    }
+
+
+def main() -> int:
+    """Print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=200, help="runs per question")
+    parser.add_argument("--sizes", default="25,300,1000", help="home sizes (entities)")
+    args = parser.parse_args()
+    qs = questions()
+    rows = [measure(int(n), qs, args.repeat) for n in args.sizes.split(",")]
+    load = os.getloadavg()[0]
+    print(
+        f"Routing decision time, {len(qs)} questions x {args.repeat} runs each, in µs "
+        f"(wall clock; CPU = this thread's CPU time; load average {load:.1f})\n"
+    )
+    print(
+        "| entities | HA names | per-question p50 (median / worst) "
+        "| per-question p99 (median / worst) | all p50 | all p95 | all p99 "
+        "| CPU p50 | CPU p99 | decisions/s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['entities']} | {r['names']} | {r['median_p50']:.0f} / {r['worst_p50']:.0f} "
+            f"| {r['median_p99']:.0f} / {r['worst_p99']:.0f} | {r['all_p50']:.0f} "
+            f"| {r['all_p95']:.0f} | {r['all_p99']:.0f} | {r['cpu_p50']:.0f} "
+            f"| {r['cpu_p99']:.0f} | {r['per_s']:.0f} |"
+        )
+    base = rows[0]
+    print(f"\nSlowest questions (p50 / p99 µs, {base['entities']}-entity home):\n")
+    print("| question | p50 | p99 |")
+    print("|---|---|---|")
+    for q, p50 in base["slowest"]:  # type: ignore[attr-defined]
+        print(f"| {q} | {p50:.0f} | {base['p99s'][q]:.0f} |")  # type: ignore[index]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
