@@ -220,21 +220,49 @@ class LocalEngine:
             return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
         return None
 
-    def _logits_processor(self, params: ChatParams) -> Any:
-        if not params.logit_bias:
-            return None
+    def _logits_processor(self, params: ChatParams, n_prompt: int) -> Any:
         from llama_cpp import LogitsProcessorList
 
-        ids = np.array(list(params.logit_bias), dtype=np.intp)
-        bias = np.array(list(params.logit_bias.values()), dtype=np.float32)
+        processors: list[Any] = []
+        if params.logit_bias:
+            ids = np.array(list(params.logit_bias), dtype=np.intp)
+            bias = np.array(list(params.logit_bias.values()), dtype=np.float32)
+
+            def apply_bias(
+                _input_ids: npt.NDArray[np.intc], scores: npt.NDArray[np.single]
+            ) -> npt.NDArray[np.single]:
+                scores[ids] += bias
+                return scores
+
+            processors.append(apply_bias)
+        if params.choices:
+            processors.append(self._choice_mask(params.choices, n_prompt))
+        return LogitsProcessorList(processors) if processors else None
+
+    def _choice_mask(self, choices: list[str], n_prompt: int) -> Any:
+        """Allow only tokens that continue one of ``choices``; end-of-text after a full one."""
+        llama = self._llama
+        seqs = [
+            tuple(llama.tokenize(c.encode("utf-8"), add_bos=False, special=False)) for c in choices
+        ]
+        eos = int(llama.token_eos())
 
         def apply(
-            _input_ids: npt.NDArray[np.intc], scores: npt.NDArray[np.single]
+            input_ids: npt.NDArray[np.intc], scores: npt.NDArray[np.single]
         ) -> npt.NDArray[np.single]:
-            scores[ids] += bias
-            return scores
+            done = tuple(int(t) for t in input_ids[n_prompt:])
+            k = len(done)
+            allowed = {s[k] for s in seqs if len(s) > k and s[:k] == done}
+            if done in seqs:
+                allowed.add(eos)
+            if not allowed:
+                return scores
+            keep = np.fromiter(allowed, dtype=np.intp)
+            masked = np.full_like(scores, -np.inf)
+            masked[keep] = scores[keep]
+            return masked
 
-        return LogitsProcessorList([apply])
+        return apply
 
     def _generate(
         self,
@@ -268,8 +296,8 @@ class LocalEngine:
             repeat_penalty=1.0,
             presence_penalty=params.presence_penalty,
             frequency_penalty=params.frequency_penalty,
-            grammar=self._grammar(params),
-            logits_processor=self._logits_processor(params),
+            grammar=None if params.choices else self._grammar(params),
+            logits_processor=self._logits_processor(params, len(tokens)),
         ):
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 reason = "stop"

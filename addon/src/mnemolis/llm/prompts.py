@@ -7,6 +7,7 @@ question follow, and volatile data (the current time, live states) goes last.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -123,12 +124,19 @@ def classify_schema(sources: Sequence[str]) -> dict[str, object]:
                 "type": "array",
                 "items": {"type": "string", "enum": list(sources)},
                 "minItems": 1,
-                "maxItems": max(1, min(3, len(sources))),
+                "maxItems": max(1, min(2, len(sources))),
             }
         },
         "required": ["sources"],
         "additionalProperties": False,
     }
+
+
+def classify_choices(sources: Sequence[str]) -> list[str]:
+    """Every answer the schema admits with one or two sources, as exact JSON strings."""
+    out = [json.dumps({"sources": [s]}) for s in sources]
+    out += [json.dumps({"sources": [a, b]}) for a in sources for b in sources if a != b]
+    return out
 
 
 def spoken_messages(text: str) -> list[dict[str, str]]:

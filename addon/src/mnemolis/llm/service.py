@@ -409,6 +409,7 @@ class LLMService:
             temperature=0.0,
             seed=0,
             json_schema=prompts.classify_schema(sources),
+            choices=prompts.classify_choices(sources),
         )
         try:
             result = await self.complete(params, timeout=self._short_timeout())

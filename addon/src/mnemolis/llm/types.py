@@ -26,6 +26,9 @@ class ChatParams:
     logit_bias: dict[int, float] = field(default_factory=dict)
     json_schema: dict[str, Any] | None = None
     json_object: bool = False
+    # Local engine: the output must be exactly one of these strings (a token
+    # trie masks everything else: far cheaper than a grammar on big vocabularies).
+    choices: list[str] | None = None
 
 
 @dataclass(slots=True)

@@ -1,0 +1,192 @@
+"""Mnemolis's own uses of the model: grounded answers, routing, spoken form, MCP tools."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from mnemolis.llm import LLMService
+from mnemolis.llm.convert_bert import main as convert_main
+from mnemolis.llm.prompts import compose_messages, spoken_fallback
+from mnemolis.models import Evidence
+from mnemolis.rest import keys
+from mnemolis.tools import call_tool, enabled_tools
+
+pytestmark = pytest.mark.slow
+
+EVIDENCE = [
+    Evidence(
+        source="kiwix",
+        title="Mount Everest",
+        text="Mount Everest is Earth's highest mountain. Its elevation is 8,849 metres.",
+        url="http://kiwix.local/Mount_Everest",
+    ),
+    Evidence(
+        source="ha",
+        title="Kitchen temperature",
+        text="Kitchen temperature sensor: 21.5 °C",
+        timestamp="2026-01-10T08:00:00+00:00",
+    ),
+]
+MARKDOWN = (
+    "## Tomorrow\n\n**Rain** is likely, with a high of 12 °C "
+    "([met.no](https://www.met.no/forecast/oslo)). See https://yr.no/oslo for details.\n"
+    "- Wind: 5 m/s\n- Humidity: 80 %\n\nA third sentence that should not be spoken."
+)
+
+
+def service_of(client: TestClient[Any, Any]) -> LLMService:
+    """The app's inference service."""
+    service: LLMService = client.app[keys.CORE].services["llm"]
+    return service
+
+
+@pytest.fixture
+async def llm_client(make_client: Callable[..., Any], chat_model: Path) -> TestClient[Any, Any]:
+    """An in-process server with the chat model loaded (no embeddings)."""
+    client: TestClient[Any, Any] = await make_client(
+        llm={"model": str(chat_model), "embedding_model": "off"}
+    )
+    await asyncio.wait_for(service_of(client).wait_ready(), 120)
+    return client
+
+
+async def test_compose_answers_from_the_evidence_with_citations(
+    llm_client: TestClient[Any, Any],
+) -> None:
+    service = service_of(llm_client)
+    assert service.available
+    answer = await service.compose("How high is Mount Everest?", EVIDENCE)
+    assert answer is not None
+    assert "8,849" in answer or "8849" in answer
+    assert "[1]" in answer
+    # Every cited number points at a real evidence item.
+    assert {int(n) for n in re.findall(r"\[(\d+)\]", answer)} <= {1, 2}
+
+
+async def test_compose_without_evidence_or_model_is_none(
+    llm_client: TestClient[Any, Any], make_client: Callable[..., Any]
+) -> None:
+    assert await service_of(llm_client).compose("How high is Mount Everest?", []) is None
+    bare: TestClient[Any, Any] = await make_client()
+    assert not service_of(bare).available
+    assert await service_of(bare).compose("How high is Mount Everest?", EVIDENCE) is None
+    assert await service_of(bare).classify("anything", ["web"]) is None
+
+
+def test_compose_prompt_keeps_the_fixed_part_first_and_volatile_data_last() -> None:
+    a = compose_messages("How high is Mount Everest?", EVIDENCE)
+    b = compose_messages("How warm is the kitchen?", list(reversed(EVIDENCE)))
+    assert a[0] == b[0], "the system prompt must be identical across questions (prompt cache)"
+    user = a[1]["content"]
+    # Stable sources before live states, the time closing the evidence, the question last.
+    assert user.index("[1] Mount Everest") < user.index("[2] Kitchen temperature")
+    assert user.index("[2] Kitchen temperature") < user.index("Current time:")
+    assert user.rstrip().endswith("Question: How high is Mount Everest?")
+    assert "as of 2026-01-10T08:00:00+00:00" in user
+
+
+async def test_classify_returns_known_sources_only(llm_client: TestClient[Any, Any]) -> None:
+    sources = ["ha", "forecast", "news", "web", "kiwix"]
+    picked = await service_of(llm_client).classify("Will it rain in Oslo tomorrow?", sources)
+    assert picked, "the constrained output always names at least one source"
+    assert set(picked) <= set(sources)
+    assert len(picked) == len(set(picked)) <= 2
+
+
+async def test_spoken_strips_markdown_and_urls(
+    llm_client: TestClient[Any, Any], make_client: Callable[..., Any]
+) -> None:
+    bare: TestClient[Any, Any] = await make_client()
+    for client in (llm_client, bare):
+        spoken = await service_of(client).spoken(MARKDOWN)
+        assert spoken
+        assert not re.search(r"https?://|www\.|[*#`\[\]]", spoken), spoken
+        assert "12 °C" in spoken
+        assert "third sentence" not in spoken
+        assert len(re.findall(r"[.!?](?:\s|$)", spoken)) <= 2
+
+
+def test_spoken_fallback_is_deterministic() -> None:
+    assert spoken_fallback(MARKDOWN) == ("Tomorrow. Rain is likely, with a high of 12 °C (met.no).")
+    assert spoken_fallback("Paris is the capital [1]. It is big [2]. Third.") == (
+        "Paris is the capital. It is big."
+    )
+    assert spoken_fallback("") == ""
+
+
+async def test_chat_and_list_models_tools(
+    llm_client: TestClient[Any, Any], chat_model: Path
+) -> None:
+    core = llm_client.app[keys.CORE]
+    names = {t.name for t in enabled_tools(core)}
+    assert {"chat", "list_models"} <= names
+    result = await call_tool(
+        core,
+        "chat",
+        {
+            "messages": [{"role": "user", "content": "What is the capital of France?"}],
+            "max_tokens": 12,
+            "temperature": 0,
+            "seed": 1,
+        },
+        level="read",
+    )
+    assert not result.is_error
+    assert "Paris" in result.text
+    assert result.structured is not None
+    assert result.structured["model"] == chat_model.stem
+    assert result.structured["usage"]["completion_tokens"] > 0
+    again = await call_tool(
+        core,
+        "chat",
+        {
+            "messages": [{"role": "user", "content": "What is the capital of France?"}],
+            "max_tokens": 12,
+            "temperature": 0,
+            "seed": 1,
+        },
+    )
+    assert again.text == result.text
+    models = await call_tool(core, "list_models", {})
+    assert not models.is_error
+    assert models.structured is not None
+    assert [m["id"] for m in models.structured["models"]] == [chat_model.stem]
+    assert chat_model.stem in models.text
+    bad = await call_tool(core, "chat", {"messages": [], "max_tokens": 5})
+    assert bad.is_error and "messages" in bad.text
+
+
+async def test_chat_tools_are_off_without_a_model(make_client: Callable[..., Any]) -> None:
+    client: TestClient[Any, Any] = await make_client()
+    core = client.app[keys.CORE]
+    names = {t.name for t in enabled_tools(core)}
+    assert not {"chat", "list_models"} & names
+    result = await call_tool(core, "chat", {"messages": [{"role": "user", "content": "hi"}]})
+    assert result.is_error and "unknown tool" in result.text
+
+
+def test_converter_refuses_a_non_bert_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    assert convert_main([str(tmp_path), str(tmp_path / "out.gguf")]) == 1
+    assert "only 'bert' is supported" in capsys.readouterr().err
+    assert not (tmp_path / "out.gguf").exists()
+
+
+def test_converted_embedding_model_metadata(embedding_model: Path) -> None:
+    from mnemolis.llm.catalog import read_metadata
+
+    info = read_metadata(embedding_model)
+    assert info.arch == "bert" and info.is_embedding
+    assert info.embedding_length == 384
+    assert info.pooling_type == 1  # mean, as sentence-transformers pools this model
+    assert info.context_length == 512
