@@ -78,7 +78,11 @@ class MnemolisConfigFlow(ConfigFlow, domain=DOMAIN):
         client = MnemolisClient(async_get_clientsession(self.hass), url, api_key)
         try:
             return await client.stats(), {}
-        except MnemolisAuthenticationError:
+        except MnemolisAuthenticationError as err:
+            if err.status == 403:
+                # Reading stats needs no write access: the server refused the host name.
+                LOGGER.debug("%s refused the request: %s", url, err)
+                return None, {CONF_URL: "forbidden"}
             return None, {CONF_API_KEY: "invalid_auth"}
         except MnemolisConnectionError:
             return None, {CONF_URL: "cannot_connect"}

@@ -42,6 +42,7 @@ class FakeMnemolis:
         self.api_key: str | None = None
         self.read_api_key: str | None = None
         self.model_loaded = False
+        self.allowed_hosts: set[str] | None = None  # None: every Host header is fine
         self.started_at = time.time()
         self.sources: dict[str, dict[str, Any]] = {
             name: {"configured": name in ("ha", "rag", "memory"), "healthy": True}
@@ -121,6 +122,11 @@ class FakeMnemolis:
                 return _error("invalid_argument", "malformed JSON", 400)
         request["body"] = body
         self.requests.append((request.method, request.path, body))
+        if self.allowed_hosts is not None and request.host.split(":")[0] not in self.allowed_hosts:
+            host = request.host.split(":")[0]
+            return _error(
+                "forbidden", f"host {host!r} is not allowed; add it to allowed_hosts", 403
+            )
         if self.api_key and request.path != "/api/health":
             auth = request.headers.get("Authorization", "")
             key = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None

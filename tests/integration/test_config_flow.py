@@ -89,6 +89,17 @@ async def test_user_flow_cannot_connect_then_recovers(
     assert result["type"] is FlowResultType.CREATE_ENTRY
 
 
+async def test_user_flow_host_not_allowed(hass: HomeAssistant, server: FakeMnemolis) -> None:
+    """The server refuses the Host header (403): say so on the URL, not as a bad key."""
+    server.allowed_hosts = {"mnemolis.lan"}
+    result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": SOURCE_USER})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_URL: server.url}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {CONF_URL: "forbidden"}
+
+
 async def test_user_flow_not_a_mnemolis_server(hass: HomeAssistant, server: FakeMnemolis) -> None:
     """Something answers at the URL, but not the stats contract: not_mnemolis."""
     result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": SOURCE_USER})
