@@ -22,6 +22,8 @@ access token, areas, aliases and area assignments. It yields a ``HassCore``:
   until HA is running again (for reconnect tests).
 * ``logs()``: HA's log file so far.
 
+``launch(config_dir)`` does the same outside pytest (bench/ha_search.py).
+
 What the generated home contains (tests assert against these values):
 
 * Areas: Kitchen, Living Room (alias "Lounge"), Garage, Hallway.
@@ -527,15 +529,13 @@ def hass_bin() -> Path:
     return venv / "bin" / "hass"
 
 
-@pytest.fixture(scope="session")
-def hass_core(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HassCore]:
-    """One onboarded HA core for the whole session (see the module docstring)."""
+def launch(config_dir: Path) -> HassCore:
+    """Write the configuration, start hass on a free port, onboard and populate it."""
     from .conftest import free_port
 
     binary = hass_bin()
     if not binary.exists():
         raise RuntimeError(f"{binary} missing: run `make venv` or set MNEMOLIS_HA_VENV")
-    config_dir = tmp_path_factory.mktemp("hass")
     port = free_port()
     (config_dir / "configuration.yaml").write_text(
         json.dumps(configuration(port, config_dir), indent=1), encoding="utf-8"
@@ -548,6 +548,14 @@ def hass_core(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HassCore]:
     except BaseException:
         core.stop()
         raise
+    return core
+
+
+@pytest.fixture(scope="session")
+def hass_core(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HassCore]:
+    """One onboarded HA core for the whole session (see the module docstring)."""
+    config_dir = tmp_path_factory.mktemp("hass")
+    core = launch(config_dir)
     yield core
     core.stop()
     shutil.rmtree(config_dir / "deps", ignore_errors=True)
