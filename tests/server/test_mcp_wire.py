@@ -465,3 +465,34 @@ async def test_garbage_never_breaks_the_session(
             assert reply["jsonrpc"] == "2.0" and ("result" in reply or "error" in reply)
     ping = await client.post("/mcp", json=rpc("ping", id="after"), headers=sess)
     assert (await ping.json()) == {"jsonrpc": "2.0", "id": "after", "result": {}}
+
+
+async def test_browser_clients_get_cors_for_allowed_origins(
+    make_client: Callable[..., Any],
+) -> None:
+    client = await make_client(api_key="full-secret-key", allowed_origins=["http://app.example"])
+    preflight = await client.options(
+        "/mcp",
+        headers={
+            "Origin": "http://app.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, mcp-session-id",
+        },
+    )
+    assert preflight.status == 204
+    assert preflight.headers["Access-Control-Allow-Origin"] == "http://app.example"
+    assert "Mcp-Session-Id" in preflight.headers["Access-Control-Allow-Headers"]
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+
+    init = await client.post(
+        "/mcp",
+        json=init_msg(),
+        headers={**ACCEPT, "Origin": "http://app.example", "X-API-Key": "full-secret-key"},
+    )
+    assert init.status == 200
+    assert init.headers["Access-Control-Allow-Origin"] == "http://app.example"
+    assert "Mcp-Session-Id" in init.headers["Access-Control-Expose-Headers"]
+
+    evil = await client.options("/mcp", headers={"Origin": "http://evil.example"})
+    assert evil.status == 403
+    assert "Access-Control-Allow-Origin" not in evil.headers

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import mcp.types as types
 from aiohttp import web
 
-from ..errors import PayloadTooLarge
+from ..errors import Forbidden, PayloadTooLarge
+from ..rest import keys
 from ..rest.registry import Access, RouteTable
 from .protocol import (
     INTERNAL_ERROR,
@@ -338,6 +339,41 @@ async def streamable_delete(request: web.Request) -> web.StreamResponse:
     return web.Response(status=204)
 
 
+# --- browsers (CORS) --------------------------------------------------------------
+
+CORS_ALLOW_HEADERS = (
+    "Authorization, X-API-Key, Content-Type, Accept, Mcp-Session-Id, "
+    "MCP-Protocol-Version, Last-Event-ID"
+)
+
+
+@routes.route("OPTIONS", "/mcp", access=Access.PUBLIC, summary="MCP CORS preflight", openapi=False)
+async def streamable_preflight(_request: web.Request) -> web.Response:
+    """Preflight for browser clients; the middleware has already vetted the Origin."""
+    return web.Response(
+        status=204,
+        headers={
+            "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+            "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
+            "Access-Control-Max-Age": "600",
+        },
+    )
+
+
+async def _cors_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Let an allowed browser Origin read MCP responses and the session header."""
+    origin = request.headers.get("Origin")
+    if origin is None or not request.path.startswith("/mcp"):
+        return
+    try:
+        request.app[keys.POLICY].check_origin(origin, request.headers.get("Host"))
+    except Forbidden:
+        return
+    response.headers["Access-Control-Allow-Origin"] = origin
+    response.headers["Access-Control-Expose-Headers"] = f"{SESSION_HEADER}, {VERSION_HEADER}"
+    response.headers.add("Vary", "Origin")
+
+
 # --- legacy HTTP+SSE (protocol 2024-11-05) --------------------------------------
 
 
@@ -405,6 +441,7 @@ def mcp_extension(app: web.Application, core: Mnemolis) -> list[RouteTable]:
     async def stopping(_app: web.Application) -> None:
         await store.close_all()
 
+    app.on_response_prepare.append(_cors_headers)
     app.on_startup.append(started)
     app.on_shutdown.append(stopping)
     return [routes]

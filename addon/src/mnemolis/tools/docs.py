@@ -62,10 +62,13 @@ DOCS_OUTPUT = {
 async def docs(core: Mnemolis, req: DocsRequest) -> ToolResult:
     """Serve the bundle; the tool reference page is rendered from the live registry."""
     from ..mcp.docgen import DocPage, bundled_pages, render_mcp_page
+    from . import enabled_tools
 
     pages = bundled_pages()
-    # The MCP page always reflects the running registry, so tool docs never drift.
-    pages["mcp"] = DocPage("mcp", "MCP server and tools", render_mcp_page())
+    # The MCP page is rendered from the running registry (the tools this server
+    # offers right now), so tool docs never drift.
+    live = {t.name: t for t in enabled_tools(core)}
+    pages["mcp"] = DocPage("mcp", "MCP server and tools", render_mcp_page(live))
     if req.page is None:
         listing = [{"page": p.name, "title": p.title, "chars": len(p.text)} for p in pages.values()]
         lines = [f"- {p['page']}: {p['title']}" for p in listing]
