@@ -64,3 +64,20 @@ def test_condition_detection(case: dict[str, Any]) -> None:
     else:
         assert decision["condition"] == {"text": case["condition"], "sources": [case["source"]]}
     assert [p["query"] for p in decision["parts"]] == case["parts"]
+
+
+def test_long_compound_question_is_bounded() -> None:
+    question = " and ".join(["is the garage door open"] * 150)
+    decision = HOME.core.route(question)
+    assert len(decision["parts"]) == 8
+    assert all(p["sources"] == ["ha"] for p in decision["parts"])
+    # nothing is dropped: the last part carries the rest of the question
+    assert sum(p["query"].count("garage door") for p in decision["parts"]) == 150
+
+
+def test_substrings_never_fire() -> None:
+    scores = HOME.core.router.scores
+    assert "forecast" not in scores("The train was late, a brainstorm followed").totals
+    assert "ha" not in scores("Shall we?").totals
+    assert scores("Is the hall light on?").names["ha"] == ["Hall Light"]
+    assert scores("is the kitchn light on").names["ha"] == ["Kitchen Light"]  # fuzzy, not substring

@@ -9,6 +9,8 @@ from .text import content_words, normalize, tokens
 from .vocabulary import CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
 
 MAX_PARTS = 8
+MAX_SENTENCES = 12  # more sentences than this stay in the last part
+MAX_CANDIDATES = 16  # conjunctions examined per sentence (bounds the work on long text)
 
 _ABBREVIATIONS = frozenset(
     [
@@ -114,7 +116,9 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
     """Split one sentence on conjunctions that join independent questions."""
     parts: list[str] = []
     left_start = 0
-    for m in _CONJUNCTION.finditer(sentence):
+    for n, m in enumerate(_CONJUNCTION.finditer(sentence)):
+        if n >= MAX_CANDIDATES or len(parts) >= MAX_PARTS:
+            break
         left = sentence[left_start : m.start()]
         right = sentence[m.end() :]
         if not _has_content(left) or not _has_content(right):
@@ -160,6 +164,8 @@ def decompose(question: str, sources_of: SourcesOf) -> list[str]:
     """Independent parts of a question, in order; one part when it is one question."""
     parts: list[str] = []
     sentences = split_sentences(question)
+    if len(sentences) > MAX_SENTENCES:
+        sentences = [*sentences[: MAX_SENTENCES - 1], " ".join(sentences[MAX_SENTENCES - 1 :])]
     meaningful = [s for s in sentences if _has_content(s)] or sentences
     for sentence in meaningful:  # "Hi!", "Thanks." carry no question
         parts.extend(split_clauses(sentence, sources_of))
