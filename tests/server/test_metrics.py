@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -214,3 +215,24 @@ async def test_two_servers_in_one_process_keep_separate_counts(make_client: Clie
     assert value(one, "mnemolis_http_requests_total", **health) == 1
     assert value(two, "mnemolis_http_requests_total", **health) == 0
     assert "mnemolis_http_requests_total" in names(one)
+
+
+@pytest.mark.slow
+async def test_real_model_speed_and_tokens(make_client: Client, chat_model: Any) -> None:
+    """Gemma 3 270M generates; the scrape shows it loaded, its speed and its tokens."""
+    client = await make_client(llm={"model": str(chat_model), "embedding_model": "off"})
+    await asyncio.wait_for(core_of(client).services["llm"].wait_ready(), 120)
+    before = await scrape(client)
+    assert value(before, "mnemolis_llm_loaded") == 1
+    assert value(before, "mnemolis_llm_tokens_generated") == 0
+    resp = await client.post(
+        "/v1/chat/completions",
+        json={"messages": [{"role": "user", "content": "Name three colours."}], "max_tokens": 24},
+    )
+    assert resp.status == 200, await resp.text()
+    usage = (await resp.json())["usage"]
+    after = await scrape(client)
+    assert value(after, "mnemolis_llm_tokens_generated") == usage["completion_tokens"]
+    assert value(after, "mnemolis_llm_tokens_per_second") > 0
+    chat = {"method": "POST", "route": "/v1/chat/completions", "status": "200"}
+    assert value(after, "mnemolis_http_requests_total", **chat) == 1

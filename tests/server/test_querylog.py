@@ -184,11 +184,14 @@ async def test_filters(make_client: Client) -> None:
         ("limit=1000", "allowed 1..200"),
         ("limit=ten", "limit='ten': must be an integer"),
         ("cursor=-4", "cursor=-4"),
+        ("cursor=99999999999999999999999", "allowed 1..9223372036854775807"),
+        ("limit=%C2%B2", "must be an integer"),
         ("fallback=maybe", "fallback='maybe': must be true or false"),
         ("status=unknown", "allowed: answered, failed"),
         ("status=failed&failed=false", "contradict"),
         ("surface=fax", "surface='fax'"),
         ("since=yesterday", "ISO 8601"),
+        ("since=nan", "not a time"),
         ("until=2025-13-45", "ISO 8601"),
         ("sort=asc", "unknown query parameter 'sort'"),
         ("q=" + "x" * 501, "longer than 500"),
@@ -205,8 +208,9 @@ async def test_one_entry_not_found_and_bad_id(make_client: Client) -> None:
     client = await make_client()
     missing = await get(client, "/api/queries/99", status=404)
     assert "not in the log" in missing["error"]["message"]
-    bad = await get(client, "/api/queries/abc", status=400)
-    assert "not a number" in bad["error"]["message"]
+    for raw in ("abc", "12345678901234567890123", "%C2%B2", "-1"):
+        bad = await get(client, f"/api/queries/{raw}", status=400)
+        assert "not a query log id" in bad["error"]["message"]
 
 
 async def test_retention_by_rows(make_client: Client) -> None:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import queue
 import sqlite3
 import threading
@@ -41,6 +42,7 @@ UI_CLIENT_HEADER = "X-Mnemolis-Client"
 MAX_PAGE = 200
 _QUEUE_LIMIT = 10_000
 _BATCH = 200
+_MAX_ID = 2**63 - 1  # SQLite's INTEGER range
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS queries (
@@ -115,7 +117,7 @@ class QueryFilter:
         if "limit" in params:
             out.limit = _int_param("limit", params["limit"], 1, MAX_PAGE)
         if params.get("cursor"):
-            out.cursor = _int_param("cursor", params["cursor"], 1, None)
+            out.cursor = _int_param("cursor", params["cursor"], 1, _MAX_ID)
         if params.get("source"):
             out.source = params["source"].strip().lower()
         if "fallback" in params:
@@ -147,10 +149,10 @@ class QueryFilter:
 
 
 def _int_param(name: str, raw: str, low: int, high: int | None) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidArgument(f"{name}={raw!r}: must be an integer") from None
+    text = raw.strip()
+    if len(text) > 30 or not (text.isascii() and text.removeprefix("-").isdigit()):
+        raise InvalidArgument(f"{name}={raw[:40]!r}: must be an integer")
+    value = int(text)
     if value < low or (high is not None and value > high):
         allowed = f"{low}..{high}" if high is not None else f">= {low}"
         raise InvalidArgument(f"{name}={value}: allowed {allowed}")
@@ -170,9 +172,13 @@ def _time_param(name: str, raw: str) -> float:
     """Unix seconds or an ISO 8601 time (UTC when it carries no offset)."""
     text = raw.strip()
     try:
-        return float(text)
+        seconds = float(text)
     except ValueError:
         pass
+    else:
+        if not math.isfinite(seconds):
+            raise InvalidArgument(f"{name}={raw!r}: not a time")
+        return seconds
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

@@ -47,6 +47,6 @@ async def list_queries(request: web.Request) -> web.Response:
 async def get_query(request: web.Request) -> web.Response:
     """The entry with this id, or 404 once retention removed it."""
     raw = request.match_info["id"]
-    if not raw.isdigit():
-        raise InvalidArgument(f"query id {raw!r} is not a number")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
+        raise InvalidArgument(f"query id {raw[:40]!r} is not a query log id")
     return json_response(await request.app[keys.CORE].querylog.get(int(raw)))
