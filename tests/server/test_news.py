@@ -281,3 +281,25 @@ async def test_large_feed_is_read_whole(make_settings: Callable[..., Settings]) 
             detail = src.health_detail()["feeds"][0]
     assert detail["error"] is None
     assert detail["entries"] == 100  # the newest 100 of 300 are kept
+
+
+async def test_secrets_stay_out_of_errors_and_health(
+    make_client: Client, feeds: tuple[str, FeedHost]
+) -> None:
+    url, _host = feeds
+    async with serve(freshrss_app(FreshState())) as fresh:
+        client = await make_client(
+            news={
+                "feeds": [f"{url}/feeds/gone.xml?token=FEEDSECRET", f"{url}/feeds/rss.xml"],
+                "freshrss_url": fresh.replace("http://", "http://bob:URLSECRET@"),
+                "freshrss_user": "alice",
+                "freshrss_password": "PASSWORDSECRET",
+            }
+        )
+        body = await ask(client, "latest news")
+        listed = await (await client.get("/api/sources")).text()
+    everything = str(body) + listed
+    for secret in ("FEEDSECRET", "URLSECRET", "PASSWORDSECRET"):
+        assert secret not in everything
+    assert "auth_failed: FreshRSS rejected the login" in listed
+    assert f"{url}/feeds/gone.xml" in listed
