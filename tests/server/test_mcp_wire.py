@@ -496,3 +496,13 @@ async def test_browser_clients_get_cors_for_allowed_origins(
     evil = await client.options("/mcp", headers={"Origin": "http://evil.example"})
     assert evil.status == 403
     assert "Access-Control-Allow-Origin" not in evil.headers
+
+
+async def test_docs_tool_describes_only_offered_tools(make_client: Callable[..., Any]) -> None:
+    client = await make_client(mcp={"disabled_tools": ["search"]})
+    sess = await initialize(client)
+    call = rpc("tools/call", {"name": "docs", "arguments": {"page": "mcp"}})
+    result = (await (await client.post("/mcp", json=call, headers=sess)).json())["result"]
+    assert result["isError"] is False
+    text = result["structuredContent"]["text"]
+    assert "### `docs`" in text and "### `search`" not in text
