@@ -81,6 +81,7 @@ ENTITIES: dict[str, tuple[str, str, str | None, dict[str, Any]]] = {
     "person.anna": ("Anna", "home", None, {}),
     "person.ben": ("Ben", "not_home", None, {}),
     "input_boolean.guest_mode": ("Guest Mode", "off", None, {}),
+    "zone.home": ("Home", "2", None, {}),
     "sensor.kids_room_co2": ("Kids Room CO2", "640", "Kids Room", {"unit_of_measurement": "ppm"}),
 }
 
@@ -93,7 +94,7 @@ MONITORS = [
 ]
 FEEDS = ["BBC World", "Ars Technica", "Hacker News", "The Guardian"]
 RAG_NAMES = ["mnemolis-docs", "recipes", "appliance-manuals"]
-MEMORY_TAGS = ["kind:rule", "family", "garden", "car"]
+MEMORY_TAGS = ["kind:rule", "family", "garden", "car", "work"]
 
 
 @dataclass(slots=True)

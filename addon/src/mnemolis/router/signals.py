@@ -101,6 +101,31 @@ for _src, _phrases in PHRASES.items():
         _toks = tuple(tokens(normalize(_p)))
         _PHRASE_INDEX.setdefault(_toks[0], []).append((_toks, _src, float(_weight)))
 
+# One-word names too common to say anything about a source ("Home" is HA's zone).
+GENERIC_NAMES = frozenset(
+    {
+        "home",
+        "house",
+        "sun",
+        "moon",
+        "weather",
+        "forecast",
+        "backup",
+        "zone",
+        "person",
+        "everyone",
+        "all",
+        "default",
+        "main",
+        "test",
+        "other",
+        "misc",
+        "general",
+        "new",
+        "old",
+    }
+)
+
 # Words another source already owns strongly: a live name that is just this word adds nothing.
 _OWNED_WORDS = frozenset(w for w, hits in _WORD_INDEX.items() if any(v >= 2 for _, v in hits))
 
@@ -130,7 +155,9 @@ class NameIndex:
             toks = _trim_stopwords(toks)
             if not toks or len(toks) > MAX_NGRAM:
                 continue
-            if len(toks) == 1 and (toks[0] in STOPWORDS or toks[0] in _OWNED_WORDS):
+            if len(toks) == 1 and (
+                toks[0] in STOPWORDS or toks[0] in _OWNED_WORDS or toks[0] in GENERIC_NAMES
+            ):
                 continue
             joined = " ".join(toks)
             if joined in seen:
@@ -243,7 +270,8 @@ class DynamicVocabulary:
 
 # --- scoring ----------------------------------------------------------------------
 
-DYNAMIC_WEIGHTS = {"ha": 2.0, "uptime": 2.5, "news": 3.0, "rag": 3.0, "memory": 2.5}
+# A one-word memory tag ("work", "car") is a hint, not a match on its own.
+DYNAMIC_WEIGHTS = {"ha": 2.0, "uptime": 2.5, "news": 3.0, "rag": 3.0, "memory": 1.5}
 
 
 def score(question: str, dynamic: DynamicVocabulary | None = None) -> Scores:

@@ -338,6 +338,7 @@ WORDS: dict[str, dict[str, float]] = {
         "specification": 1.5,
     },
     "memory": {
+        "rules": 1,
         "remember": 3,
         "remembered": 3,
         "memories": 3,
