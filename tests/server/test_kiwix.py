@@ -128,7 +128,7 @@ async def test_sources_reports_catalog_health(
     assert kiwix["configured"] is True
     assert kiwix["healthy"] is True
     assert kiwix["last_error"] is None
-    assert sorted(kiwix["detail"]["books"]) == ["cookbook", "testwiki"]
+    assert sorted(kiwix["detail"]["books"]) == ["cookbook", "noindex", "testwiki"]
 
 
 async def test_not_configured_is_reported_as_such(make_client: Client) -> None:
@@ -171,7 +171,7 @@ async def test_servers_that_want_books_name_are_detected(
 
     from .stubs import serve
 
-    names = {"testwiki_en": "testwiki", "cookbook_en": "cookbook"}
+    names = {"testwiki_en": "testwiki", "cookbook_en": "cookbook", "noindex_en": "noindex"}
     seen: list[str] = []
 
     async def proxy(request: web.Request) -> web.Response:
@@ -200,5 +200,25 @@ async def test_servers_that_want_books_name_are_detected(
         body = await ask(client, "risotto rice")
         assert body["citations"][0]["title"] == "Risotto"
     # Detected on the first (concurrent, one per book) search, then remembered.
-    assert seen.count("content") == 2
+    assert seen.count("content") == len(kiwix_server.books)
     assert seen.count("books.name") >= 3
+
+
+async def test_book_without_full_text_index(
+    make_client: Client, make_settings: Callable[..., Any], kiwix_server: KiwixServer
+) -> None:
+    from mnemolis.sources.kiwix import KiwixSource
+
+    from .stubs import ctx, open_source
+
+    # Alone, the book cannot be searched, and the error says why.
+    client = await make_client(kiwix={"url": kiwix_server.url, "books": ["noindex"]})
+    run = (await ask(client, "lighthouse"))["sources"][0]
+    assert run["status"] == "error"
+    assert "book 'noindex' has no full-text index" in run["error"]
+    # Among other books it is reported in the answer's data, and the others answer.
+    settings = make_settings(kiwix={"url": kiwix_server.url})
+    async with open_source(KiwixSource, settings) as source:
+        answer = await source.query("What is photosynthesis?", ctx())
+    assert answer.evidence[0].title == "Photosynthesis"
+    assert "no full-text index" in answer.data["book_errors"]["noindex"]

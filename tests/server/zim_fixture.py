@@ -90,6 +90,15 @@ COOKING_ARTICLES: dict[str, tuple[str, str]] = {
 }
 
 
+NOINDEX_ARTICLES: dict[str, tuple[str, str]] = {
+    "Lighthouse": (
+        "Lighthouse",
+        "<p>A <b>lighthouse</b> is a tower designed to emit light to guide ships at sea.</p>",
+    ),
+    "Main_Page": ("Main Page", "<p>A book without a search index.</p>"),
+}
+
+
 class _Article(Item):  # type: ignore[misc]
     """One HTML article, indexed for full-text search."""
 
@@ -115,9 +124,16 @@ class _Article(Item):  # type: ignore[misc]
         return {Hint.FRONT_ARTICLE: True}
 
 
-def write_zim(path: Path, name: str, title: str, articles: dict[str, tuple[str, str]]) -> Path:
-    """Write one ZIM book with a full-text index; returns its path."""
-    with Creator(str(path)).config_indexing(True, "eng") as creator:
+def write_zim(
+    path: Path,
+    name: str,
+    title: str,
+    articles: dict[str, tuple[str, str]],
+    *,
+    index: bool = True,
+) -> Path:
+    """Write one ZIM book (with a full-text index unless ``index`` is false)."""
+    with Creator(str(path)).config_indexing(index, "eng") as creator:
         creator.set_mainpath("Main_Page")
         for key, value in {
             "Name": name,
@@ -167,17 +183,19 @@ def kiwix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KiwixServ
     root = tmp_path_factory.mktemp("zim")
     wiki = write_zim(root / "testwiki.zim", "testwiki_en", "Test Wiki", WIKI_ARTICLES)
     cook = write_zim(root / "cookbook.zim", "cookbook_en", "Test Cookbook", COOKING_ARTICLES)
+    # Many real ZIMs (small or old ones) ship without a full-text index.
+    plain = write_zim(root / "noindex.zim", "noindex_en", "No Index", NOINDEX_ARTICLES, index=False)
     port = free_port()
     log = (root / "kiwix-serve.log").open("wb")
     proc = subprocess.Popen(
-        [KIWIX_SERVE, "--address=127.0.0.1", f"--port={port}", str(wiki), str(cook)],
+        [KIWIX_SERVE, "--address=127.0.0.1", f"--port={port}", str(wiki), str(cook), str(plain)],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_catalog(url, proc)
-        yield KiwixServer(url=url, books=["testwiki", "cookbook"], proc=proc)
+        yield KiwixServer(url=url, books=["testwiki", "cookbook", "noindex"], proc=proc)
     finally:
         proc.terminate()
         try:

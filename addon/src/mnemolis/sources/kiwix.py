@@ -284,6 +284,11 @@ class KiwixSource(HttpSource):
                     ("pageLength", str(HITS_PER_BOOK)),
                 ],
             )
+            if resp.status == 404 and b"fulltext search unavailable" in resp.body.lower():
+                raise SourceBadResponse(
+                    f"book {book.path!r} has no full-text index (kiwix-serve: fulltext search "
+                    "unavailable)"
+                )
             if resp.status in (400, 404) and mode != modes[-1]:
                 continue  # this kiwix-serve wants the other book parameter
             if resp.status == 404:
@@ -296,8 +301,32 @@ class KiwixSource(HttpSource):
             return parse_search_xml(_xml(resp, "kiwix-serve search"), book)
         raise SourceBadResponse(f"kiwix-serve refused the search for book {book.path!r}")
 
-    async def search(self, question: str, books: list[Book]) -> tuple[str, list[Hit]]:
+    async def _search_books(
+        self, books: list[Book], pattern: str, errors: dict[str, str]
+    ) -> list[Hit]:
+        """One pattern over every book; a book that fails (no index) does not sink the rest."""
+        results = await asyncio.gather(
+            *(self._search_book(b, pattern) for b in books), return_exceptions=True
+        )
+        hits: list[Hit] = []
+        failures: list[SourceError] = []
+        for book, result in zip(books, results, strict=True):
+            if isinstance(result, SourceError):
+                failures.append(result)
+                errors[book.path] = f"{result.kind}: {result.message}"
+            elif isinstance(result, BaseException):
+                raise result
+            else:
+                hits.extend(result)
+        if failures and len(failures) == len(books):
+            raise failures[0]
+        return hits
+
+    async def search(
+        self, question: str, books: list[Book], errors: dict[str, str] | None = None
+    ) -> tuple[str, list[Hit]]:
         """Full-text search over the books: all terms first, then any term."""
+        errors = {} if errors is None else errors
         terms = keywords(question, _KIWIX_NOISE) or keywords(question)
         patterns = [" ".join(terms) if terms else question.strip()]
         if len(terms) > 1:
@@ -305,8 +334,7 @@ class KiwixSource(HttpSource):
         hits: list[Hit] = []
         pattern = patterns[0]
         for pattern in patterns:
-            results = await asyncio.gather(*(self._search_book(b, pattern) for b in books))
-            hits = [h for book_hits in results for h in book_hits]
+            hits = await self._search_books(books, pattern, errors)
             if hits:
                 break
         for hit in hits:
@@ -340,7 +368,8 @@ class KiwixSource(HttpSource):
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
         """Search, fetch the best article and answer with a short extract."""
         books, missing = await self.books()
-        pattern, hits = await self.search(question, books)
+        book_errors: dict[str, str] = {}
+        pattern, hits = await self.search(question, books, book_errors)
         data: dict[str, Any] = {
             "books": [b.path for b in books],
             "pattern": pattern,
@@ -351,6 +380,8 @@ class KiwixSource(HttpSource):
         }
         if missing:
             data["missing_books"] = missing
+        if book_errors:
+            data["book_errors"] = book_errors
         if not hits:
             return SourceAnswer(source=self.name, answer="", data=data)
         best = hits[0]
