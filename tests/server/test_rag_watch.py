@@ -74,3 +74,43 @@ async def test_watcher_sees_add_change_rename_and_delete(
 
     await wait_for(reported, what="parse failure reported")
     assert await found("tomatoes") == ["garden.md"]
+
+
+async def test_server_picks_up_databases_added_by_the_cli(
+    make_client: Client, tmp_path: Path
+) -> None:
+    from mnemolis.knowledge.store import KnowledgeStore
+    from mnemolis.settings import load_settings
+
+    docs = write_docs(tmp_path / "roots" / "house")
+    client = await make_client(rag={"roots": [str(tmp_path / "roots")], "watch": True})
+    # What `mnemolis rag add` does: its own store on the same data dir.
+    settings = load_settings(
+        environ={},
+        overrides={"data_dir": str(tmp_path / "data"), "rag": {"roots": [str(tmp_path / "roots")]}},
+    )
+    cli_store = await KnowledgeStore.open(settings, watch=False, index=False)
+    try:
+        await cli_store.register("house", str(docs), wait=True)
+    finally:
+        await cli_store.close()
+
+    async def appeared() -> bool:
+        listing = await (await client.get("/api/list")).json()
+        return "house" in listing["loaded"]
+
+    await wait_for(appeared, what="CLI-registered database loaded by the server")
+    store = store_of(client)
+    await store.wait_idle()
+    assert sources_of(await store.search_rag("house", "Meadowlark", 5, "keyword")) == ["wifi.txt"]
+    cli_store = await KnowledgeStore.open(settings, watch=False, index=False)
+    try:
+        await cli_store.remove("house")
+    finally:
+        await cli_store.close()
+
+    async def gone() -> bool:
+        listing = await (await client.get("/api/list")).json()
+        return "house" not in listing["loaded"]
+
+    await wait_for(gone, what="CLI-removed database dropped by the server")

@@ -448,7 +448,8 @@ class DocumentDatabase:
 
         name, ids, blobs = self._read(load)
         if blobs:
-            matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+            # Copy into an aligned, writable array: BLAS is far slower on the bytes buffer.
+            matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1).copy()
         else:
             matrix = np.zeros((0, 1), dtype=np.float32)
         id_arr = np.asarray(ids, dtype=np.int64)
@@ -465,7 +466,8 @@ class DocumentDatabase:
         name, matrix, ids = self._vectors()
         if name != embedder_name or matrix.shape[0] == 0 or matrix.shape[1] != vec.shape[0]:
             return []
-        sims = matrix @ vec
+        # einsum stays on this thread; BLAS would fan out threads that spin on a busy box.
+        sims = np.einsum("ij,j->i", matrix, vec)
         k = min(limit, sims.shape[0])
         top = np.argpartition(-sims, k - 1)[:k]
         top = top[np.argsort(-sims[top])]

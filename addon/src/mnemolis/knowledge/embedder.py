@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import re
 import zlib
 from collections.abc import Sequence
@@ -15,6 +14,15 @@ import numpy.typing as npt
 Vector = npt.NDArray[np.float32]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class _HashCache(dict[str, int]):
+    """crc32 of each word, computed once (natural text repeats its words a lot)."""
+
+    def __missing__(self, word: str) -> int:
+        value = zlib.crc32(word.encode("utf-8"))
+        self[word] = value
+        return value
 
 
 @runtime_checkable
@@ -42,25 +50,32 @@ class HashingEmbedder:
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
+        self._cache = _HashCache()
+
+    def _word_hashes(self, words: list[str]) -> npt.NDArray[np.uint64]:
+        if len(self._cache) > 500_000:
+            self._cache.clear()
+        return np.fromiter(map(self._cache.__getitem__, words), dtype=np.uint64, count=len(words))
 
     def embed_sync(self, texts: Sequence[str]) -> list[Vector]:
         """Vectors computed on the calling thread (used by the indexing thread)."""
         out: list[Vector] = []
         for text in texts:
-            words = [w.lower() for w in _WORD.findall(text)]
-            feats = words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
-            vec = np.zeros(self.dim, dtype=np.float32)
-            if feats:
-                hashes = np.fromiter(
-                    (zlib.crc32(f.encode("utf-8")) for f in feats),
-                    dtype=np.uint32,
-                    count=len(feats),
-                )
-                signs = np.where(hashes & 0x80000000, -1.0, 1.0).astype(np.float32)
-                np.add.at(vec, (hashes % self.dim).astype(np.intp), signs)
-                norm = float(np.linalg.norm(vec))
-                if norm > 0:
-                    vec /= norm
+            words = _WORD.findall(text.lower())
+            if not words:
+                out.append(np.zeros(self.dim, dtype=np.float32))
+                continue
+            uni = self._word_hashes(words)
+            # Word pairs hash from their words' hashes: no strings built per pair.
+            pairs = ((uni[:-1] * np.uint64(1_000_003)) ^ uni[1:]) & np.uint64(0xFFFFFFFF)
+            feats = np.concatenate((uni, pairs))
+            signs = np.where(feats & np.uint64(0x80000000), -1.0, 1.0)
+            vec = np.bincount(
+                (feats % np.uint64(self.dim)).astype(np.intp), weights=signs, minlength=self.dim
+            ).astype(np.float32)
+            norm = float(np.linalg.norm(vec))
+            if norm > 0:
+                vec /= norm
             out.append(vec)
         return out
 

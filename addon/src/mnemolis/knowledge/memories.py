@@ -382,7 +382,7 @@ class MemoryStore:
         )
         if matrix.shape[1] != vec.shape[0]:
             return []
-        sims = matrix @ vec
+        sims = np.einsum("ij,j->i", matrix, vec)
         order = np.argsort(-sims)[:limit]
         return [self._row(rows[i], float(sims[i])) for i in order if sims[i] > 0]
 

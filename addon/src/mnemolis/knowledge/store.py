@@ -25,7 +25,7 @@ from typing import Any, Literal
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
 from .database import DocumentDatabase, Hit, ScanReport
-from .embedder import current_embedder, embed_async
+from .embedder import current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
 from .registry import (
@@ -279,8 +279,6 @@ class KnowledgeStore:
             db.indexing = False
 
     def _submit_memory_vectors(self) -> None:
-        from .embedder import embed_blocking
-
         def job() -> None:
             embedder = current_embedder(self.services)
             while not self._stop.is_set():
@@ -524,19 +522,29 @@ class KnowledgeStore:
     async def _rankings(
         self, db: DocumentDatabase, q: str, fetch: int, mode: str
     ) -> tuple[list[Hit], list[Hit]]:
-        """Keyword and semantic rankings of one database (empty when the mode skips one)."""
-        keyword: list[Hit] = []
-        semantic: list[Hit] = []
-        if mode in ("keyword", "hybrid"):
-            keyword = await asyncio.to_thread(db.search_keyword, q, fetch)
-        if mode in ("semantic", "hybrid"):
-            embedder = current_embedder(self.services)
-            await asyncio.to_thread(self._ensure_embedded, db, embedder)
+        """Keyword and semantic rankings of one database (empty when the mode skips one).
+
+        One worker-thread hop does the SQLite and vector work; only an async
+        (model) embedder is awaited on the loop first.
+        """
+        embedder = current_embedder(self.services)
+        semantic_on = mode in ("semantic", "hybrid")
+        vec = None
+        if semantic_on and not callable(getattr(embedder, "embed_sync", None)):
             vec = (await embed_async(embedder, [q]))[0]
-            floor = float(getattr(embedder, "min_similarity", 0.0))
-            found = await asyncio.to_thread(db.search_vector, embedder.name, vec, fetch)
-            semantic = [h for h in found if h.score >= floor]
-        return keyword, semantic
+        floor = float(getattr(embedder, "min_similarity", 0.0))
+
+        def work() -> tuple[list[Hit], list[Hit]]:
+            keyword = db.search_keyword(q, fetch) if mode in ("keyword", "hybrid") else []
+            semantic: list[Hit] = []
+            if semantic_on:
+                self._ensure_embedded(db, embedder)
+                qvec = vec if vec is not None else embed_blocking(embedder, [q], None)[0]
+                found = db.search_vector(embedder.name, qvec, fetch)
+                semantic = [h for h in found if h.score >= floor]
+            return keyword, semantic
+
+        return await asyncio.to_thread(work)
 
     def _fuse(self, keyword: list[Hit], semantic: list[Hit], mode: str, limit: int) -> list[Hit]:
         if mode == "keyword":

@@ -84,9 +84,13 @@ class RagSource(Source):
         ]
         if not relevant:
             return SourceAnswer(source=self.name, answer="")
+        # The best file's passages first, in reading order; then the next best files.
+        best = relevant[0].source
+        picked = sorted((p for p in relevant if p.source == best), key=lambda p: p.hit.ord)
+        picked = (picked + [p for p in relevant if p.source != best])[:PASSAGES]
         evidence: list[Evidence] = []
         lines: list[str] = []
-        for p in relevant[:PASSAGES]:
+        for p in picked:
             title = Path(p.hit.path).name + (f" — {p.hit.heading}" if p.hit.heading else "")
             evidence.append(
                 Evidence(
@@ -102,5 +106,5 @@ class RagSource(Source):
             source=self.name,
             answer="\n\n".join(lines),
             evidence=evidence,
-            data={"databases": sorted({p.db for p in relevant[:PASSAGES]})},
+            data={"databases": sorted({p.db for p in picked})},
         )
