@@ -172,6 +172,61 @@ def open_page(browser: Browser, url: str, **context: Any) -> tuple[Page, list[st
     return page, problems
 
 
+# Every visible control is labelled, every image has alt text, and visible text
+# meets WCAG AA contrast against its (opaque) background: 4.5:1, 3:1 when large.
+A11Y_AUDIT = r"""() => {
+  const problems = [];
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    const st = getComputedStyle(el);
+    return r.width > 1 && r.height > 1 && st.visibility !== "hidden" && st.display !== "none";
+  };
+  for (const el of document.querySelectorAll("input, select, textarea")) {
+    if (!visible(el) || el.type === "hidden") continue;
+    if (!(el.labels && el.labels.length) && !el.getAttribute("aria-label"))
+      problems.push(`unlabelled ${el.tagName.toLowerCase()}#${el.id}`);
+  }
+  for (const el of document.querySelectorAll("button, [role=tab], a[href]")) {
+    if (!visible(el)) continue;
+    if (!(el.textContent.trim() || el.getAttribute("aria-label")))
+      problems.push(`nameless ${el.tagName.toLowerCase()}`);
+  }
+  for (const img of document.querySelectorAll("img")) {
+    if (!img.hasAttribute("alt")) problems.push(`img without alt: ${img.src}`);
+  }
+  const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let n = el; n; n = n.parentElement) {
+      const c = rgb(getComputedStyle(n).backgroundColor);
+      if (c.length >= 3 && (c.length < 4 || c[3] === 1)) return c;
+    }
+    return [255, 255, 255];
+  };
+  for (const el of document.querySelectorAll("body *")) {
+    const text = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!text || !visible(el) || el.closest(".visually-hidden, option")) continue;
+    const st = getComputedStyle(el);
+    const fg = lum(rgb(st.color)), bg = lum(background(el));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    const size = parseFloat(st.fontSize), bold = Number(st.fontWeight) >= 700;
+    const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+    const what = el.textContent.trim().slice(0, 40);
+    if (ratio < need) problems.push(`contrast ${ratio.toFixed(2)} < ${need}: "${what}"`);
+  }
+  return problems;
+}"""
+
+
+def audit(page: Page) -> None:
+    """Fail with the list of accessibility problems on what the page shows now."""
+    problems = page.evaluate(A11Y_AUDIT)
+    assert problems == [], problems
+
+
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
@@ -217,7 +272,11 @@ def test_ask_sources_knowledge_log(
     link = page.get_by_test_id("citations").get_by_role("link", name="MQTT - Home Assistant")
     expect(link).to_have_attribute("href", "https://www.home-assistant.io/integrations/mqtt/")
     expect(page.locator("#ask-status")).to_have_text("Answered by web.")
+    audit(page)
     shot(page, "ask")
+    page.get_by_role("button", name="Explain routing").click()
+    expect(page.locator("#ask-result")).to_contain_text("Routing decision (nothing was run)")
+    expect(page.locator("#ask-result")).to_contain_text("what is an MQTT broker")
 
     # The same question through a source that is not configured: trace says why.
     ask(page, "is the garage door open?", "uptime")
@@ -233,6 +292,7 @@ def test_ask_sources_knowledge_log(
     web_card.get_by_role("button", name="Test web").click()
     expect(web_card.locator(".result-box")).to_contain_text("Mosquitto")
     expect(web_card.locator(".result-box .badge")).to_have_text("ok")
+    audit(page)
     shot(page, "sources")
 
     # Knowledge: add a database and watch it get indexed, failures with reasons.
@@ -292,6 +352,7 @@ def test_ask_sources_knowledge_log(
     page.get_by_label("With status", exact=True).select_option("")
     page.get_by_role("button", name="Filter").click()
     expect(page.locator("[data-memory]")).to_have_count(2)
+    audit(page)
     shot(page, "knowledge")
     bins = page.locator("[data-memory]").filter(has_text="Bins")
     bins.get_by_role("button", name="Delete this memory").click()
@@ -329,6 +390,7 @@ def test_ask_sources_knowledge_log(
     expect(rows).to_have_count(3)
     rows.nth(1).get_by_role("button").click()
     expect(detail).to_contain_text("is the garage door open?")
+    audit(page)
     shot(page, "log")
 
     # Keyboard: arrow keys move between tabs.
@@ -361,9 +423,11 @@ def test_phone_and_dark_mode(
     assert width <= 390
     bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert bg == "rgb(17, 19, 24)"
+    audit(page)
     shot(page, "ask-phone-dark")
     page.get_by_role("tab", name="Log").click()
     expect(page.locator("#log-rows tr")).to_have_count(1)
+    audit(page)
     shot(page, "log-phone-dark")
     assert problems == []
     page.context.close()
