@@ -548,3 +548,33 @@ async def test_spoken_form_is_plain_and_short() -> None:
     result = await ask(home, "What's the current price of bitcoin?")
     assert result.spoken == "Bitcoin trades at 50,000 USD today. It rose 3% this week."
     assert "http" not in result.spoken and "*" not in result.spoken
+
+
+async def test_and_with_a_full_question_is_not_a_follow_up() -> None:
+    home = make_home()
+    await ask(home, "What's the weather today?", conversation_id="c6")
+    full = await ask(home, "And who won the football match?", conversation_id="c6")
+    assert full.parts[0].query == "who won the football match"
+    assert full.parts[0].source_used == "web"
+    await ask(home, "What's the weather today?", conversation_id="c7")
+    news = await ask(home, "what about the news?", conversation_id="c7")
+    assert news.parts[0].query == "what about the news"
+    assert news.parts[0].source_used == "news"
+
+
+async def test_condition_about_the_asker_is_not_guessed() -> None:
+    home = make_home()
+    result = await ask(home, "When I get home, is the front door locked?")
+    assert result.condition is not None
+    assert result.condition.text == "I get home"
+    assert result.condition.verdict is None
+    assert "about you" in result.condition.evidence
+
+
+async def test_condition_now_uses_the_current_hour() -> None:
+    home = forecast_home()
+    wet = 18 <= datetime.now(TZ).hour < 23  # forecast_home rains 18:00-23:00
+    result = await ask(home, "If it is raining right now, is the bedroom window open?")
+    assert result.condition is not None
+    assert result.condition.verdict is wet
+    assert result.condition.evidence.startswith("Forecast for now")

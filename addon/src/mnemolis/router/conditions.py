@@ -393,7 +393,9 @@ def resolve_when(text: str, now: datetime) -> When:
                 day, label = today + timedelta(days=delta), name.capitalize()
                 break
     part = None
-    if "tonight" in toks:
+    if day == today and ({"now", "currently"} & set(toks) or "at the moment" in norm):
+        part = "now"
+    elif "tonight" in toks:
         part = "tonight"
     else:
         for name in ("morning", "afternoon", "evening", "night"):
@@ -457,6 +459,17 @@ def _slice(items: Iterable[object], when: When, tz: tzinfo) -> list[dict[str, An
         if dt is not None and start <= dt < end:
             out.append(item)
     return out
+
+
+def _current_hour(items: Iterable[object], now: datetime, tz: tzinfo) -> list[dict[str, Any]]:
+    """The hourly entry covering the present hour."""
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        dt = _as_datetime(item.get("datetime"), tz)
+        if dt is not None and dt <= now < dt + timedelta(hours=1):
+            return [item]
+    return []
 
 
 def describe_forecast(entries: list[dict[str, Any]], label: str) -> str:
@@ -628,6 +641,12 @@ _OPEN_STATES = frozenset({"open", "opening", "on", "unlocked"})
 _ON_OFF_STATES = frozenset({"off", "idle", "standby", "paused", "closed", "docked", "not_home"})
 
 
+def _personal(subject: str) -> bool:
+    """ "I get", "we leave": the asker, not an entity of the home."""
+    first = subject.split()[0].lower() if subject.split() else ""
+    return first in ("i", "we", "you", "me", "us", "i'm", "we're")
+
+
 def _subject(text: str) -> str:
     toks = [t for t in text.strip().split() if t.lower() not in ("the", "my", "our", "a", "an")]
     return " ".join(toks).strip(" ,?.!")
@@ -736,6 +755,8 @@ async def judge_ha(ha: Any, text: str) -> tuple[bool | None, str]:
             "(open/closed, on/off, locked/unlocked, home/away or a number)",
         )
     subject = _subject(m.group("subj"))
+    if _personal(subject):
+        return None, f"“{text}” is about you, and no data says that ahead of time"
     word = m.group("state").lower().replace("at home", "home")
     family, wanted = _STATE_WORDS[word]
     if m.group("neg"):
@@ -925,7 +946,11 @@ async def _evaluate_forecast(
     entries: list[dict[str, Any]] = []
     if when.part is not None and callable(getattr(forecast, "hourly", None)):
         hourly = await _maybe_await(forecast.hourly())
-        entries = _slice(hourly or [], when, tz)
+        if when.part == "now":
+            entries = _current_hour(hourly or [], local_now, tz)
+            label = "now"
+        else:
+            entries = _slice(hourly or [], when, tz)
     note = ""
     if not entries:
         day_entry = None
@@ -945,7 +970,8 @@ async def _evaluate_forecast(
             )
         entries = [day_entry]
         if when.part is not None:
-            note = f" (daily forecast; no hourly data for the {when.part})"
+            span = "the current hour" if when.part == "now" else f"the {when.part}"
+            note = f" (daily forecast; no hourly data for {span})"
     verdict, rule = judge_weather(plan.text, entries)
     described = describe_forecast(entries, f"{label}, {when.day.strftime('%a %d %b')}")
     if verdict is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .signals import DynamicVocabulary
 from .text import content_words, normalize, tokens
-from .vocabulary import TIME_PHRASE, TIME_WORDS
+from .vocabulary import CLAUSE_STARTERS, TIME_PHRASE, TIME_WORDS
 
 TURN_TTL = 30 * 60.0  # a conversation is forgotten after half an hour of silence
 MAX_CONVERSATIONS = 1000
@@ -88,17 +88,29 @@ def _strip_q(text: str) -> str:
 
 
 def resolve_follow_up(
-    question: str, previous: Turn, dynamic: DynamicVocabulary | None = None
+    question: str,
+    previous: Turn,
+    dynamic: DynamicVocabulary | None = None,
+    strong_of: Callable[[str], list[str]] | None = None,
 ) -> FollowUp | None:
-    """Rewrite "and tomorrow?" / "what about the bedroom?" using the previous question."""
+    """Rewrite "and tomorrow?" / "what about the bedroom?" using the previous question.
+
+    Not a follow-up: a full question after "and" ("and who won the match?") or
+    a subject another source owns ("what about the news?" after the weather).
+    """
     q = _strip_q(question)
     m = _FOLLOW_UP.match(q)
     words = q.split()
     if m is None or len(words) > MAX_FOLLOW_UP_WORDS:
         return None
     rest = _strip_q(m.group("rest"))
-    if not content_words(tokens(normalize(rest))):
+    rest_tokens = tokens(normalize(rest))
+    if not content_words(rest_tokens) or rest_tokens[0] in CLAUSE_STARTERS:
         return None
+    if strong_of is not None:
+        own = strong_of(rest)
+        if own and not set(own) & set(previous.sources):
+            return None
     prev = _strip_q(previous.query)
     rewritten = (
         _swap_time(prev, rest)

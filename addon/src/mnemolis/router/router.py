@@ -230,7 +230,7 @@ class Router:
         inherited: list[str] | None = None
         previous = self.conversations.get(conversation_id)
         if previous is not None and source == "auto":
-            follow = resolve_follow_up(text, previous, vocab)
+            follow = resolve_follow_up(text, previous, vocab, self._strong)
             if follow is not None:
                 text, inherited, follow_of = follow.query, follow.sources, follow.previous
         condition = parse_condition(text)
