@@ -480,3 +480,17 @@ async def test_docs_tool_describes_only_offered_tools(make_client: Callable[...,
     assert result["isError"] is False
     text = result["structuredContent"]["text"]
     assert "### `docs`" in text and "### `search`" not in text
+
+
+@pytest.mark.parametrize("accept", ["application/json", "text/event-stream"])
+async def test_failed_initialize_leaves_no_session(
+    client: TestClient[Any, Any], accept: str
+) -> None:
+    from mnemolis.mcp.http import MCP_SESSIONS
+
+    bad = rpc("initialize", {"protocolVersion": 20250618})
+    resp = await client.post("/mcp", json=bad, headers={"Accept": accept})
+    text = await resp.text()
+    reply = json.loads(text.split("data: ", 1)[1] if accept == "text/event-stream" else text)
+    assert reply["error"]["code"] == -32602
+    assert len(client.app[MCP_SESSIONS]) == 0

@@ -241,6 +241,8 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
                 await resp.write(_event(item))
         except ConnectionResetError:
             pass
+        if initializing and session.protocol_version is None:
+            await store.remove(session.id)  # initialize failed: no session to keep
         return resp
 
     replies.extend([item async for item in _collect(session, queue, pending, stream=False)])
