@@ -260,3 +260,36 @@ async def test_stdio_keeps_stdout_for_the_protocol(tmp_path: Path) -> None:
     assert replies[3]["id"] == 3 and replies[3]["result"]["tools"]
     assert len(replies) == 4
     assert b"DEBUG" in err  # logs went to stderr
+
+
+async def test_server_stops_cleanly_with_open_streams(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    """SIGTERM with a legacy SSE stream and a session GET stream open: a clean exit."""
+    server = start_server()
+    async with aiohttp.ClientSession() as http:
+        legacy = await http.get(f"{server.url}/mcp/sse")
+        assert (await legacy.content.readline()).startswith(b"event: endpoint")
+        async with http.post(
+            f"{server.url}/mcp",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": LATEST_PROTOCOL_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
+        ) as init:
+            session_id = init.headers["Mcp-Session-Id"]
+        stream = await http.get(
+            f"{server.url}/mcp",
+            headers={"Mcp-Session-Id": session_id, "Accept": "text/event-stream"},
+        )
+        assert stream.status == 200
+        assert server.stop() == 0, server.logs()
+        legacy.close()
+        stream.close()
+    assert "Traceback" not in server.logs()
