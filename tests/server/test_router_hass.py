@@ -127,3 +127,31 @@ async def test_routed_question_reaches_real_sources(client: Any) -> None:
     body = await search(client, "Will it rain tomorrow and is the garage door open?")
     assert [p["source_used"] for p in body["parts"]] == ["forecast", "ha"]
     assert body["source_used"] == "forecast+ha"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Is the entrance open?", "What's the lounge temperature?", "Is the reading lamp on?"],
+)
+async def test_real_names_and_aliases_route_to_ha(client: Any, question: str) -> None:
+    resp = await client.get("/api/route", params={"query": question})
+    decision = await resp.json()
+    assert decision["parts"][0]["sources"] == ["ha"], decision
+    assert "name “" in decision["parts"][0]["reason"]
+
+
+async def test_follow_up_on_real_ha(client: Any) -> None:
+    first = await (
+        await client.post(
+            "/search", json={"query": "Is the reading lamp on?", "conversation_id": "h1"}
+        )
+    ).json()
+    assert first["source_used"] == "ha"
+    second = await (
+        await client.post(
+            "/search", json={"query": "what about the counter lights?", "conversation_id": "h1"}
+        )
+    ).json()
+    assert second["parts"][0]["query"] == "Is the counter lights on"
+    assert second["source_used"] == "ha"
+    assert "Counter Lights" in second["result"]
