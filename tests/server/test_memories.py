@@ -237,3 +237,21 @@ async def test_memory_source_answers_through_the_router(make_client: Client) -> 
     body = await resp.json()
     assert body["source_used"] == "none"
     assert body["sources"][0]["status"] == "empty"
+
+
+async def test_broken_stores_never_stop_the_server(make_client: Client, tmp_path: Any) -> None:
+    data = tmp_path / "data"
+    (data / "rag").mkdir(parents=True)
+    (data / "rag" / "registry.json").write_text("{ this is not json")
+    (data / "memories.db").write_bytes(b"definitely not sqlite " * 200)
+    client = await make_client()
+    listing = await (await client.get("/api/list")).json()
+    assert listing["loaded"] == ["mnemolis-docs"]
+    assert list((data / "rag").glob("registry.corrupt-*.json"))
+    resp = await client.post("/api/memories", json={"content": "x"})
+    assert resp.status == 503
+    assert "memories.db" in (await resp.json())["error"]["message"]
+    ready = await (await client.get("/api/health/readiness")).json()
+    assert ready["components"]["knowledge"]["status"] == "degraded"
+    resp = await client.post("/search", json={"query": "how do I connect Claude Desktop?"})
+    assert (await resp.json())["source_used"] == "rag"

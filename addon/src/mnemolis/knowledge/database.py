@@ -92,6 +92,7 @@ def connect(path: Path, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA cache_size=-16000")
     return conn
 
 
@@ -414,7 +415,8 @@ class DocumentDatabase:
 
     def _alive(self, hits: list[Hit]) -> list[Hit]:
         """Drop hits whose file vanished and is not yet pruned."""
-        return [h for h in hits if (self.root / h.path).exists()]
+        gone = {p for p in {h.path for h in hits} if not (self.root / p).exists()}
+        return [h for h in hits if h.path not in gone] if gone else hits
 
     def search_keyword(self, query: str, limit: int) -> list[Hit]:
         """BM25 over the FTS5 index; every word is a literal, OR-ed."""

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import InvalidArgument, NotFound
+from ..errors import InvalidArgument, NotFound, Unavailable
 from .database import connect
 from .embedder import Vector
 from .text import fts_query, rrf
@@ -160,6 +160,7 @@ class MemoryStore:
         self.path = data_dir / "memories.db"
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self.problem: str | None = None
 
     def open(self) -> None:
         """Create or open the database."""
@@ -177,7 +178,7 @@ class MemoryStore:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            raise sqlite3.ProgrammingError("memory store is closed")
+            raise Unavailable(f"the memory store is not available: {self.problem or 'closed'}")
         return self._conn
 
     @staticmethod

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import stat
 import tempfile
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +17,8 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from ..settings import Settings
+
+_LOGGER = logging.getLogger(__name__)
 
 NAME_RE = re.compile(r"^[a-z0-9_-]{1,64}$")
 BUNDLED_NAME = "mnemolis-docs"
@@ -131,7 +135,18 @@ class Registry:
         except FileNotFoundError:
             return RegistryData()
         except (OSError, ValueError) as err:
-            raise InvalidArgument(f"database registry {self.path} is unreadable: {err}") from err
+            # Never block start-up: keep the broken file for inspection, start empty.
+            aside = self.path.with_name(f"registry.corrupt-{int(time.time())}.json")
+            _LOGGER.error(
+                "database registry %s is unreadable (%s); moved to %s", self.path, err, aside
+            )
+            try:
+                self.path.replace(aside)
+            except OSError:
+                _LOGGER.exception("cannot move the broken registry aside")
+            return RegistryData()
+        if not isinstance(raw, dict):
+            return RegistryData()
         data = RegistryData(removed_builtin=list(raw.get("removed_builtin", [])))
         for item in raw.get("databases", []):
             try:

@@ -140,7 +140,12 @@ class KnowledgeStore:
 
     async def _open(self, *, watch: bool, index: bool) -> None:
         self._loop = asyncio.get_running_loop()
-        await asyncio.to_thread(self.memories.open)
+        try:
+            await asyncio.to_thread(self.memories.open)
+        except (sqlite3.Error, OSError) as err:
+            # Documents keep working; memory calls answer 503 with the reason.
+            self.memories.problem = f"cannot open {self.memories.path}: {err}"
+            _LOGGER.error("%s", self.memories.problem)
         data = await asyncio.to_thread(self._load_registry)
         for reg in data.databases.values():
             await self._open_db(reg)
@@ -280,6 +285,8 @@ class KnowledgeStore:
 
     def _submit_memory_vectors(self) -> None:
         def job() -> None:
+            if self.memories.problem:
+                return
             embedder = current_embedder(self.services)
             while not self._stop.is_set():
                 todo = self.memories.missing_vectors(embedder.name)
@@ -381,7 +388,7 @@ class KnowledgeStore:
         """Tags in use, for routing signals."""
         try:
             return self.memories.tags()
-        except sqlite3.Error:
+        except (sqlite3.Error, Unavailable):
             return []
 
     def list_kura(self) -> dict[str, Any]:
@@ -886,6 +893,8 @@ class KnowledgeStore:
 
     def health_detail(self) -> tuple[Literal["ok", "degraded", "down"], str]:
         """(state, detail) for readiness: degraded when a database failed to open."""
+        if self.memories.problem:
+            return "degraded", self.memories.problem
         if self.failed:
             return "degraded", "failed to open: " + ", ".join(sorted(self.failed))
         embedder = current_embedder(self.services)

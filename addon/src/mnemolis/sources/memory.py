@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import SourceNotConfigured
+from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source
 from .rag import MIN_COVERAGE, clip, coverage, knowledge_store
@@ -24,9 +24,12 @@ class MemorySource(Source):
         store = knowledge_store(self.deps.services)
         if store is None:
             raise SourceNotConfigured("the memory store is not running")
-        found, _, _, _ = await store.recall(
-            question, status="Unconsolidated,Working,Core", mode="hybrid", limit=10
-        )
+        try:
+            found, _, _, _ = await store.recall(
+                question, status="Unconsolidated,Working,Core", mode="hybrid", limit=10
+            )
+        except Unavailable as err:
+            raise SourceError(err.message) from err
         relevant = [
             m for m in found if coverage(question, m.content, " ".join(m.tags)) >= MIN_COVERAGE
         ]
