@@ -494,3 +494,21 @@ async def test_failed_initialize_leaves_no_session(
     reply = json.loads(text.split("data: ", 1)[1] if accept == "text/event-stream" else text)
     assert reply["error"]["code"] == -32602
     assert len(client.app[MCP_SESSIONS]) == 0
+
+
+@pytest.mark.parametrize(
+    ("enabled", "disabled", "expected"),
+    [
+        (["search"], [], ["search"]),
+        (["search", "docs"], ["docs"], ["search"]),  # disabled wins
+        (["*rag"], [], ["list_rag", "search_rag"]),
+        (["*"], ["*"], []),
+    ],
+)
+async def test_enabled_tools_patterns(
+    make_client: Callable[..., Any], enabled: list[str], disabled: list[str], expected: list[str]
+) -> None:
+    client = await make_client(mcp={"enabled_tools": enabled, "disabled_tools": disabled})
+    sess = await initialize(client)
+    listed = await (await client.post("/mcp", json=rpc("tools/list", {}), headers=sess)).json()
+    assert sorted(t["name"] for t in listed["result"]["tools"]) == expected
