@@ -117,11 +117,21 @@ async def test_every_source_failing_says_so() -> None:
 
 async def test_unconfigured_choice_is_skipped_then_default_order() -> None:
     home = make_home()
-    home.fakes["forecast"]._configured = False
-    result = await ask(home, "Will it rain tomorrow?")
-    assert statuses(result)[:2] == [("forecast", "skipped"), ("rag", "ok")]
+    home.fakes["kiwix"]._configured = False
+    home.fakes["web"]._configured = False
+    result = await ask(home, "Who was Ada Lovelace?")
+    assert statuses(result) == [("kiwix", "skipped"), ("web", "skipped"), ("rag", "ok")]
     assert result.source_used == "rag" and result.fallback is True
     assert "not configured" in (result.sources[0].error or "")
+
+
+async def test_unconfigured_home_source_says_so() -> None:
+    home = make_home()
+    home.fakes["forecast"]._configured = False
+    result = await ask(home, "Will it rain tomorrow?")
+    assert statuses(result) == [("forecast", "skipped")]
+    assert result.source_used == "none"
+    assert "forecast is not configured" in result.result
 
 
 async def test_explicit_source_uses_its_chain() -> None:

@@ -39,6 +39,7 @@ _LOGGER = logging.getLogger(__name__)
 
 PartMode = Literal["single", "fusion", "default", "explicit"]
 MAX_CITATIONS = 8
+HOME_SOURCES = frozenset({"ha", "forecast", "uptime", "changes"})
 _WEATHER_SUBJECT = re.compile(r"^\s*(?:it|there|the weather|the forecast)\b", re.IGNORECASE)
 NAME_REFRESH_TIMEOUT = 0.5  # seconds an async name refresh (monitors) may take per question
 
@@ -398,7 +399,9 @@ class Router:
         answer: SourceAnswer | None = None
         queue = list(chain)
         tried: set[str] = set()
-        extended = part.mode == "explicit"
+        # A question about the home's own data (states, forecast, monitors, changes)
+        # is not sent to documents or the web when its source is missing.
+        extended = part.mode == "explicit" or chain[0] in HOME_SOURCES
         why = reason
         while queue:
             name = queue.pop(0)
