@@ -588,3 +588,15 @@ async def test_condition_now_uses_the_current_hour() -> None:
     assert result.condition is not None
     assert result.condition.verdict is wet
     assert result.condition.evidence.startswith("Forecast for now")
+
+
+async def test_spoken_form_of_a_conditional_answer() -> None:
+    home = forecast_home()
+    replace_source(home, "ha", answer="The bedroom window is open. It was opened at 09:12.")
+    yes = await ask(home, "If it rains tomorrow, is the bedroom window open?")
+    assert yes.spoken == "Condition met: it rains tomorrow. The bedroom window is open."
+    no = await ask(home, "If it snows tomorrow, is the bedroom window open?")
+    assert no.spoken == (
+        "Condition not met: it snows tomorrow. So this does not apply for now. "
+        "The bedroom window is open."
+    )

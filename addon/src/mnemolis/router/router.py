@@ -542,8 +542,13 @@ class Router:
                     citations.append(c)
         body = "\n\n".join(o.text for o in outcomes)
         result = f"{lead}\n\n{body}" if lead else body
-        spoken_bits = ([spoken_form(lead, 1)] if lead else []) + [
-            spoken_form(o.text, 1 if len(outcomes) > 1 else 2) for o in outcomes
+        said = (
+            _spoken_condition(plan.condition.text, condition.verdict)
+            if condition and plan.condition
+            else ""
+        )
+        spoken_bits = ([said] if said else []) + [
+            spoken_form(o.text, 1 if len(outcomes) > 1 or said else 2) for o in outcomes
         ]
         return SearchResult(
             query=req.query,
@@ -555,7 +560,7 @@ class Router:
             sources=runs,
             citations=citations,
             spoken=spoken_form(
-                " ".join(b for b in spoken_bits if b), max_sentences=max(2, len(spoken_bits))
+                " ".join(b for b in spoken_bits if b), max_sentences=len(spoken_bits) + 2
             ),
             conversation_id=req.conversation_id,
         )
@@ -567,6 +572,15 @@ def _nothing(runs: list[SourceRun]) -> str:
     if failed:
         text += " Tried: " + ", ".join(failed) + "."
     return text
+
+
+def _spoken_condition(text: str, verdict: bool | None) -> str:
+    """The condition's verdict in words a voice assistant can say."""
+    if verdict is True:
+        return f"Condition met: {text}."
+    if verdict is False:
+        return f"Condition not met: {text}. So this does not apply for now."
+    return f"I could not check whether {text}."
 
 
 def _condition_sentence(text: str, verdict: Verdict) -> str:
