@@ -512,3 +512,24 @@ async def test_enabled_tools_patterns(
     sess = await initialize(client)
     listed = await (await client.post("/mcp", json=rpc("tools/list", {}), headers=sess)).json()
     assert sorted(t["name"] for t in listed["result"]["tools"]) == expected
+
+
+async def test_sessions_belong_to_the_key_that_opened_them(
+    make_client: Callable[..., Any],
+) -> None:
+    client = await make_client(api_key="full-secret-key", read_api_key="read-only-key")
+    owner = await initialize(client, {"X-API-Key": "read-only-key"})
+    same = await client.post("/mcp", json=rpc("ping"), headers=owner)
+    assert same.status == 200
+    other = {**owner, "X-API-Key": "full-secret-key"}
+    hijack = await client.post("/mcp", json=rpc("ping"), headers=other)
+    assert hijack.status == 404
+    assert (await client.delete("/mcp", headers=other)).status == 404
+
+    stream = await client.get("/mcp/sse", headers={"X-API-Key": "read-only-key"})
+    _name, endpoint = await read_event(stream)
+    posted = await client.post(
+        f"/mcp/{endpoint}", json=init_msg(), headers={"X-API-Key": "full-secret-key"}
+    )
+    assert posted.status == 404
+    stream.close()

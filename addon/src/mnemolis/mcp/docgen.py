@@ -99,7 +99,9 @@ Instructions sent to clients on `initialize`:
 When `api_key` is set, both HTTP transports need `Authorization: Bearer KEY`
 or `X-API-Key: KEY` (`401` otherwise). With the `read_api_key`, tools marked
 *write* below answer with an `isError` result; `source_bundle` also needs the
-full key. Browser `Origin`s not in `allowed_origins` get `403`, and so do
+full key. A session belongs to the key that opened it: presented with
+another key it does not exist (`404`). Browser `Origin`s not in
+`allowed_origins` get `403`, and so do
 `Host` names outside the built-in list plus `allowed_hosts` (DNS rebinding).
 Bodies larger than `limits.max_body_bytes` get `413`. Browser clients
 from an allowed origin get CORS headers (a preflight `OPTIONS /mcp`, and

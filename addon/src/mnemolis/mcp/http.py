@@ -9,6 +9,7 @@ message carries the caller's level so write tools still need the full key.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from aiohttp import web
 from ..errors import Forbidden, PayloadTooLarge
 from ..rest import keys
 from ..rest.registry import Access, RouteTable
+from ..security import presented_key
 from .protocol import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -101,6 +103,14 @@ def _version_error(request: web.Request) -> web.Response | None:
     )
 
 
+def _owner(request: web.Request) -> str | None:
+    """Who a session belongs to: a digest of the presented API key (None without keys)."""
+    if not request.app[keys.POLICY].auth_enabled:
+        return None
+    key = presented_key(request.headers) or ""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
 def _session_or_error(request: web.Request) -> McpSession | web.Response:
     session_id = request.headers.get(SESSION_HEADER)
     if not session_id:
@@ -112,7 +122,7 @@ def _session_or_error(request: web.Request) -> McpSession | web.Response:
             ),
             400,
         )
-    session = request.app[MCP_SESSIONS].get(session_id)
+    session = request.app[MCP_SESSIONS].get(session_id, _owner(request))
     if session is None:
         return _rpc(
             rpc_error(
@@ -198,7 +208,7 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
                 rpc_error(None, INVALID_REQUEST, "Invalid Request: send initialize on its own"),
                 400,
             )
-        session = await store.create(route_responses=True)
+        session = await store.create(route_responses=True, owner=_owner(request))
     else:
         found = _session_or_error(request)
         if isinstance(found, web.Response):
@@ -383,7 +393,7 @@ async def _cors_headers(request: web.Request, response: web.StreamResponse) -> N
 async def sse_stream(request: web.Request) -> web.StreamResponse:
     """Open a legacy session: an ``endpoint`` event, then every server message."""
     store = request.app[MCP_SESSIONS]
-    session = await store.create(route_responses=False)
+    session = await store.create(route_responses=False, owner=_owner(request))
     session.streams += 1
     try:
         resp = web.StreamResponse(headers=SSE_HEADERS)
@@ -404,7 +414,7 @@ async def sse_message(request: web.Request) -> web.Response:
     session_id = request.query.get("session_id")
     if not session_id:
         return _rpc(rpc_error(None, INVALID_REQUEST, "Bad Request: session_id is required"), 400)
-    session = request.app[MCP_SESSIONS].get(session_id)
+    session = request.app[MCP_SESSIONS].get(session_id, _owner(request))
     if session is None:
         return _rpc(
             rpc_error(None, INVALID_REQUEST, "Session not found: reconnect to /mcp/sse"), 404

@@ -38,6 +38,8 @@ class McpSession:
         self.protocol_version: str | None = None
         self.last_used = time.monotonic()
         self.streams = 0  # open GET/SSE streams; a session with one never idles out
+        # Digest of the API key that opened the session: only that key may use it.
+        self.owner: str | None = None
         self.outbox: asyncio.Queue[Outgoing] = asyncio.Queue(maxsize=256)
         self.closed = asyncio.Event()
         self._route = route_responses
@@ -165,7 +167,7 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    async def create(self, *, route_responses: bool) -> McpSession:
+    async def create(self, *, route_responses: bool, owner: str | None = None) -> McpSession:
         """A new session; evicts the longest-idle stream-less one when full."""
         if len(self._sessions) >= self.limit:
             victim = next((s for s in self._sessions.values() if s.streams == 0), None)
@@ -173,13 +175,18 @@ class SessionStore:
                 raise Unavailable(f"too many open MCP sessions ({self.limit}); close one and retry")
             await self.remove(victim.id)
         session = McpSession(self.server, route_responses=route_responses)
+        session.owner = owner
         self._sessions[session.id] = session
         return session
 
-    def get(self, session_id: str) -> McpSession | None:
-        """A live session, refreshed as most recently used."""
+    def get(self, session_id: str, owner: str | None = None) -> McpSession | None:
+        """A live session of this caller, refreshed as most recently used.
+
+        A session presented with another key than the one that opened it does
+        not exist for that caller (MCP's session-hijacking guidance).
+        """
         session = self._sessions.get(session_id)
-        if session is None or session.closed.is_set():
+        if session is None or session.closed.is_set() or session.owner != owner:
             return None
         self._sessions.move_to_end(session_id)
         session.touch()
