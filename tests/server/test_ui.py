@@ -227,10 +227,15 @@ def audit(page: Page) -> None:
     assert problems == [], problems
 
 
-def shot(page: Page, name: str) -> None:
+def shot(page: Page, name: str, *, scroll_to: str | None = None) -> None:
+    """Save the whole page, or the window scrolled to one element."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    if scroll_to is None:
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        return
+    page.locator(scroll_to).first.evaluate("el => el.scrollIntoView()")
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 def api(server: ServerProcess, method: str, path: str, body: Any = None) -> Any:
@@ -277,6 +282,15 @@ def test_ask_sources_knowledge_log(
     page.get_by_role("button", name="Explain routing").click()
     expect(page.locator("#ask-result")).to_contain_text("Routing decision (nothing was run)")
     expect(page.locator("#ask-result")).to_contain_text("what is an MQTT broker")
+
+    # Automatic routing of a compound question: parts, fallback and every source in the trace.
+    ask(page, "what is mqtt and how do I connect Claude Desktop?", "auto")
+    expect(page.get_by_test_id("source-used")).not_to_have_text("none")
+    expect(page.get_by_test_id("source-used")).to_contain_text("+")
+    expect(page.get_by_role("heading", name="Parts")).to_be_visible()
+    expect(page.get_by_test_id("trace").locator("tbody tr").nth(1)).to_be_visible()
+    audit(page)
+    shot(page, "ask-auto", scroll_to="#ask-result .meta")
 
     # The same question through a source that is not configured: trace says why.
     ask(page, "is the garage door open?", "uptime")
@@ -370,7 +384,7 @@ def test_ask_sources_knowledge_log(
     rows = page.locator("#log-rows tr")
     expect(rows.first).to_contain_text("mosquitto mqtt")
     expect(page.locator("#log-rows")).to_contain_text("what is an MQTT broker?")
-    expect(page.locator("#log-status")).to_contain_text("of 3 logged questions")
+    expect(page.locator("#log-status")).to_contain_text("of 4 logged questions")
     page.get_by_label("Outcome", exact=True).select_option("failed")
     page.get_by_role("button", name="Filter").click()
     expect(rows).to_have_count(1)
@@ -387,7 +401,7 @@ def test_ask_sources_knowledge_log(
     expect(detail).to_be_focused()
     page.get_by_label("Question contains", exact=True).fill("")
     page.get_by_role("button", name="Filter").click()
-    expect(rows).to_have_count(3)
+    expect(rows).to_have_count(4)
     rows.nth(1).get_by_role("button").click()
     expect(detail).to_contain_text("is the garage door open?")
     audit(page)

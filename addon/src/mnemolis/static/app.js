@@ -282,8 +282,9 @@
     if (parts.length > 1) {
       wrap.append(el("h3", { text: "Parts" }));
       wrap.append(el("ol", { class: "parts" }, parts.map((p) =>
-        el("li", {}, el("strong", { text: p.query }), " — ", el("span", { class: "muted", text: p.source_used }),
-          el("div", { class: "answer", text: p.result })))));
+        el("li", {}, el("strong", { text: p.query }), " — answered by ", el("span", { text: p.source_used }),
+          el("details", {}, el("summary", { text: "This part's answer" }),
+            el("div", { class: "answer", text: p.result }))))));
     }
 
     const runs = trace.sources || [];
