@@ -34,9 +34,7 @@ def _stem(word: str) -> str:
     return word
 
 
-def word_score(a: str, b: str) -> float:
-    """Similarity of two single words, 0..100; short words must nearly equal."""
-    a, b = _stem(a), _stem(b)
+def _stemmed_score(a: str, b: str) -> float:
     if a == b:
         return 100.0
     score = float(fuzz.ratio(a, b))
@@ -47,28 +45,56 @@ def word_score(a: str, b: str) -> float:
     return score if score >= _WORD_FLOOR else 0.0
 
 
+def word_score(a: str, b: str) -> float:
+    """Similarity of two single words, 0..100; short words must nearly equal."""
+    return _stemmed_score(_stem(a), _stem(b))
+
+
+class Scorer:
+    """Scores phrases against one question, remembering each word's similarities."""
+
+    def __init__(self, query: Sequence[str]) -> None:
+        self.query = [_stem(w) for w in query]
+        self._memo: dict[str, list[float]] = {}
+
+    def vector(self, word: str) -> list[float]:
+        """The word's similarity to each question word."""
+        got = self._memo.get(word)
+        if got is None:
+            stem = _stem(word)
+            got = [_stemmed_score(stem, q) for q in self.query]
+            self._memo[word] = got
+        return got
+
+    def phrase(self, phrase: Sequence[str]) -> float:
+        """How well the phrase occurs in the question, on word boundaries (0..100)."""
+        k = len(phrase)
+        n = len(self.query)
+        if k == 0 or n == 0:
+            return 0.0
+        vectors = [self.vector(w) for w in phrase]
+        if not any(max(v) for v in vectors):
+            return 0.0  # no word of the phrase is in the question at all
+        best = 0.0
+        for size in (k, k + 1):
+            if size > n:
+                break
+            for start in range(n - size + 1):
+                free = list(range(start, start + size))
+                total = 0.0
+                for vec in vectors:
+                    idx = max(free, key=vec.__getitem__)
+                    total += vec[idx]
+                    free.remove(idx)
+                best = max(best, total / k - _GAP_PENALTY * (size - k))
+                if best >= 100.0:
+                    return 100.0
+        return max(best, 0.0)
+
+
 def phrase_score(phrase: Sequence[str], query: Sequence[str]) -> float:
     """How well a multi-word phrase occurs in the query, on word boundaries (0..100)."""
-    k = len(phrase)
-    if k == 0 or not query:
-        return 0.0
-    best = 0.0
-    for size in (k, k + 1):
-        if size > len(query):
-            break
-        for start in range(len(query) - size + 1):
-            window = list(query[start : start + size])
-            total = 0.0
-            for word in phrase:
-                scores = [word_score(word, w) for w in window]
-                idx = max(range(len(scores)), key=scores.__getitem__)
-                total += scores[idx]
-                window.pop(idx)
-            score = total / k - _GAP_PENALTY * (size - k)
-            best = max(best, score)
-            if best >= 100.0:
-                return 100.0
-    return max(best, 0.0)
+    return Scorer(query).phrase(phrase)
 
 
 @dataclass(slots=True, frozen=True)
@@ -91,6 +117,21 @@ class Candidate:
     aliases: list[str] = field(default_factory=list)
     area: str | None = None
     area_names: list[str] = field(default_factory=list)
+    phrases: list[tuple[list[str], MatchedOn]] = field(default_factory=list, repr=False)
+    area_phrases: list[list[str]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        name_words = words(self.name)
+        self.phrases = [(name_words, "name")]
+        if self.area:
+            area_words = words(self.area)
+            if area_words and not set(area_words) <= set(name_words):
+                # "Ceiling" in the Kitchen is also "kitchen ceiling".
+                self.phrases.append((area_words + name_words, "name"))
+        self.phrases += [(words(alias), "alias") for alias in self.aliases]
+        object_id = self.entity_id.split(".", 1)[-1]
+        self.phrases.append((words(object_id.replace("_", " ")), "entity_id"))
+        self.area_phrases = [words(n) for n in self.area_names]
 
     @property
     def domain(self) -> str:
@@ -107,26 +148,20 @@ class AreaMatch:
     score: float
 
 
-def best_match(candidate: Candidate, query: Sequence[str], text: str) -> EntityMatch | None:
-    """The strongest way the query names this candidate, or None."""
-    scored: list[tuple[float, MatchedOn]] = []
-    name_words = words(candidate.name)
-    scored.append((phrase_score(name_words, query), "name"))
-    if candidate.area:
-        area_words = words(candidate.area)
-        if area_words and not set(area_words) <= set(name_words):
-            # "Ceiling" in the Kitchen is also "kitchen ceiling".
-            scored.append((phrase_score(area_words + name_words, query), "name"))
-    for alias in candidate.aliases:
-        scored.append((phrase_score(words(alias), query), "alias"))
+def best_match(candidate: Candidate, scorer: Scorer, text: str) -> EntityMatch | None:
+    """The strongest way the question names this candidate, or None."""
+    best: tuple[float, MatchedOn] = (0.0, "name")
     if candidate.entity_id in text:
-        scored.append((100.0, "entity_id"))
+        best = (100.0, "entity_id")
     else:
-        object_id = candidate.entity_id.split(".", 1)[-1]
-        scored.append((phrase_score(words(object_id.replace("_", " ")), query), "entity_id"))
-    area_score = max((phrase_score(words(n), query) for n in candidate.area_names), default=0.0)
-    scored.append((area_score * _AREA_WEIGHT, "area"))
-    score, how = max(scored, key=lambda item: item[0])
+        for phrase, how in candidate.phrases:
+            score = scorer.phrase(phrase)
+            if score > best[0]:
+                best = (score, how)
+    area_score = max((scorer.phrase(p) for p in candidate.area_phrases), default=0.0)
+    if area_score * _AREA_WEIGHT > best[0]:
+        best = (area_score * _AREA_WEIGHT, "area")
+    score, how = best
     if score <= 0:
         return None
     return EntityMatch(candidate.entity_id, candidate.name, candidate.area, round(score, 1), how)
@@ -141,13 +176,13 @@ def match(
     min_score: float = 70.0,
 ) -> list[EntityMatch]:
     """Candidates the text names, best first, at least ``min_score``."""
-    query = words(text)
+    scorer = Scorer(words(text))
     lowered = text.lower()
     found: list[EntityMatch] = []
     for cand in candidates:
         if domains and cand.domain not in domains:
             continue
-        got = best_match(cand, query, lowered)
+        got = best_match(cand, scorer, lowered)
         if got is not None and got.score >= min_score:
             found.append(got)
     found.sort(key=lambda m: (-m.score, m.matched_on != "name", m.entity_id))
@@ -158,10 +193,10 @@ def match_areas(
     areas: Iterable[tuple[str, str, list[str]]], text: str, *, min_score: float = 85.0
 ) -> list[AreaMatch]:
     """Areas (id, name, aliases) the text names, best first."""
-    query = words(text)
+    scorer = Scorer(words(text))
     found: list[AreaMatch] = []
     for area_id, name, aliases in areas:
-        score = max(phrase_score(words(n), query) for n in [name, *aliases])
+        score = max(scorer.phrase(words(n)) for n in [name, *aliases])
         if score >= min_score:
             found.append(AreaMatch(area_id, name, round(score, 1)))
     found.sort(key=lambda a: (-a.score, a.name))

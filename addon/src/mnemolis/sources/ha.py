@@ -169,15 +169,15 @@ class HASource(Source):
             answer = await self._history(client, question, tz, now)
             if answer is not None:
                 return answer
-        if not _LISTING.search(question):
-            # "is the garage door open": a named entity wins over "doors in the Garage".
-            top = client.match_entities(question, limit=1)
-            if top and top[0].score >= 90 and top[0].matched_on != "area":
-                return self._states(client, question, tz, now)
+        matches = client.match_entities(question, limit=5)
+        # "is the garage door open": a named entity wins over "doors in the Garage".
+        named = bool(matches) and matches[0].score >= 90 and matches[0].matched_on != "area"
+        if named and not _LISTING.search(question):
+            return self._states(client, matches, question, tz, now)
         listing = self._listing(client, question, tz, now)
         if listing is not None:
             return listing
-        return self._states(client, question, tz, now)
+        return self._states(client, matches, question, tz, now)
 
     def _evidence(
         self, client: HAClient, state: dict[str, Any], score: float, text: str
@@ -326,10 +326,15 @@ class HASource(Source):
             client, [_Found(s, 100.0) for s in pool], tz, now, lead=f"{label.capitalize()}{where}: "
         )
 
-    def _states(self, client: HAClient, question: str, tz: tzinfo, now: datetime) -> SourceAnswer:
-        matches = [
-            m for m in client.match_entities(question, limit=5) if not _hidden(client, m.entity_id)
-        ]
+    def _states(
+        self,
+        client: HAClient,
+        matches: list[EntityMatch],
+        question: str,
+        tz: tzinfo,
+        now: datetime,
+    ) -> SourceAnswer:
+        matches = [m for m in matches if not _hidden(client, m.entity_id)]
         if not matches:
             return SourceAnswer(source=self.name, answer="")
         top = matches[0].score
