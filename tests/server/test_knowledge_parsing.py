@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import itertools
+import sqlite3
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
@@ -17,6 +20,7 @@ from mnemolis.knowledge.parsing import (
     parse_document,
     supported,
 )
+from mnemolis.knowledge.text import fts_query
 
 
 def make_pdf(pages: list[str]) -> bytes:
@@ -123,3 +127,29 @@ def test_one_huge_paragraph_is_split() -> None:
     chunks = chunk_sections(markdown_sections(text))
     assert len(chunks) >= 6
     assert max(len(c.content) for c in chunks) <= MAX_CHARS + OVERLAP_CHARS + 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_is_a_valid_fts_query(text: str) -> None:
+    """No input can be an FTS5 syntax error: every word is a quoted literal."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(content, tokenize='unicode61')")
+    conn.execute("INSERT INTO t(content) VALUES ('alpha beta gamma')")
+    expr = fts_query(text)
+    if expr is not None:
+        conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (expr,)).fetchall()
+    conn.close()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=5000))
+def test_chunking_never_loses_words(text: str) -> None:
+    chunks = chunk_sections(markdown_sections(text))
+    assert all(len(c.content) <= MAX_CHARS + OVERLAP_CHARS + 2 for c in chunks)
+    kept = {w for c in chunks for w in c.content.split()} | {
+        w for c in chunks for w in c.heading.split()
+    }
+    for word in text.split():
+        if word.strip("#`~") and not word.startswith("#"):
+            assert word in kept or any(word in c.content for c in chunks), word
