@@ -14,17 +14,21 @@ import asyncio
 import os
 import socket
 import subprocess
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 from homeassistant.components import conversation
-from homeassistant.config_entries import SOURCE_USER, ConfigEntryState
-from homeassistant.const import CONF_URL
+from homeassistant.config_entries import SOURCE_HASSIO, SOURCE_USER, ConfigEntryState
+from homeassistant.const import CONF_API_KEY, CONF_URL
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
@@ -47,24 +51,80 @@ class RealServer:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 
+Launcher = Callable[[dict[str, str], Callable[[dict], bool] | None], Awaitable[RealServer]]
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-async def _wait_for(check: Callable[[], object], timeout: float, what: str) -> None:
-    """Poll an async-free condition without blocking HA's loop."""
+@pytest.fixture
+async def launch(socket_enabled: None, tmp_path: Path) -> AsyncIterator[Launcher]:
+    """Start `mnemolis serve` processes from the server venv; all stopped afterwards."""
+    binary = SERVER_VENV / "bin" / "mnemolis"
+    assert binary.exists(), f"server venv missing: {binary} (run make test)"
+    procs: list[subprocess.Popen[bytes]] = []
+
+    async def factory(
+        env: dict[str, str], ready: Callable[[dict], bool] | None = None
+    ) -> RealServer:
+        port = _free_port()
+        full_env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("MNEMOLIS_", "SUPERVISOR"))
+        }
+        full_env.update(env)
+        log = tmp_path / f"server-{port}.log"
+        args = ["serve", "--host", "127.0.0.1", "--port", str(port)]
+        args += ["--data-dir", str(tmp_path / f"data-{port}")]
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [str(binary), *args], env=full_env, stdout=out, stderr=subprocess.STDOUT
+            )
+        procs.append(proc)
+        server = RealServer(proc, f"http://127.0.0.1:{port}", log)
+        # Poll without blocking HA's loop: the server may be talking to this HA meanwhile.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        async with aiohttp.ClientSession() as session:
+            while proc.poll() is None and loop.time() < deadline:
+                try:
+                    if ready is None:
+                        async with session.get(f"{server.url}/api/health") as resp:
+                            if resp.status == 200:
+                                return server
+                    else:
+                        async with session.get(f"{server.url}/api/sources") as resp:
+                            if resp.status == 200 and ready(await resp.json()):
+                                return server
+                except (aiohttp.ClientError, ValueError):
+                    pass
+                await asyncio.sleep(0.2)
+        raise AssertionError(f"server did not become ready:\n{server.logs()}")
+
+    yield factory
+    for proc in procs:
+        proc.terminate()
+    # Wait without blocking the loop: the servers close their websockets to this HA.
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+    deadline = loop.time() + 15
+    while any(p.poll() is None for p in procs) and loop.time() < deadline:
         await asyncio.sleep(0.1)
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+
+
+def _ha_healthy(body: dict) -> bool:
+    return any(s["name"] == "ha" and s["healthy"] for s in body["sources"])
 
 
 @pytest.fixture
-async def ha_websocket_url(hass: HomeAssistant, aiohttp_client: ClientSessionGenerator) -> str:
+async def ha_websocket_url(
+    socket_enabled: None, hass: HomeAssistant, aiohttp_client: ClientSessionGenerator
+) -> str:
     """HA's own HTTP/websocket API on a loopback port, with the registry commands."""
     # Everything that registers HTTP views must load before the server freezes its router.
     for component in ("websocket_api", "config", "conversation"):
@@ -75,61 +135,14 @@ async def ha_websocket_url(hass: HomeAssistant, aiohttp_client: ClientSessionGen
 
 @pytest.fixture
 async def real_server(
-    socket_enabled: None, tmp_path: Path, ha_websocket_url: str, hass_access_token: str
-) -> AsyncIterator[RealServer]:
-    """`mnemolis serve` with its `ha` source pointed at this HA instance."""
-    binary = SERVER_VENV / "bin" / "mnemolis"
-    assert binary.exists(), f"server venv missing: {binary} (run make test)"
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MNEMOLIS_", "SUPERVISOR"))}
-    env.update({"MNEMOLIS_HA__URL": ha_websocket_url, "MNEMOLIS_HA__TOKEN": hass_access_token})
-    log = tmp_path / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                str(binary),
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--data-dir",
-                str(tmp_path / "data"),
-            ],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    server = RealServer(proc, f"http://127.0.0.1:{port}", log)
-    try:
-        async with aiohttp.ClientSession() as session:
-            ready: dict[str, bool] = {"ha": False}
+    ha_websocket_url: str, hass_access_token: str, launch: Launcher
+) -> RealServer:
+    """`mnemolis serve` with its `ha` source pointed at this HA instance.
 
-            async def poll() -> None:
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + 60
-                while loop.time() < deadline and proc.poll() is None:
-                    try:
-                        async with session.get(f"{server.url}/api/sources") as resp:
-                            body = await resp.json()
-                            ha = next(s for s in body["sources"] if s["name"] == "ha")
-                            if ha["healthy"]:
-                                ready["ha"] = True
-                                return
-                    except (aiohttp.ClientError, ValueError, KeyError, StopIteration):
-                        pass
-                    await asyncio.sleep(0.2)
-
-            await poll()
-        assert ready["ha"], f"server or its ha source did not come up:\n{server.logs()}"
-        yield server
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+    `launch` comes last so the server stops before HA's HTTP server closes.
+    """
+    env = {"MNEMOLIS_HA__URL": ha_websocket_url, "MNEMOLIS_HA__TOKEN": hass_access_token}
+    return await launch(env, _ha_healthy)
 
 
 async def _ask(hass: HomeAssistant, text: str, conversation_id: str | None = None) -> str:
@@ -197,3 +210,72 @@ async def test_ask_home_assistant_about_an_entity(
     await hass.async_block_till_done()
     assert int(hass.states.get("sensor.mnemolis_queries").state) >= 3
     assert hass.states.get("sensor.mnemolis_last_source_used").state == "ha"
+
+
+@pytest.mark.slow
+async def test_addon_discovery_sets_up_the_integration(
+    hass: HomeAssistant, launch: Launcher
+) -> None:
+    """The real server announces itself to a (stub) Supervisor; HA's flow takes it from there.
+
+    The stub stands in for the Supervisor only: it answers /addons/self/info and
+    records POST /discovery, whose config the hassio integration would hand to
+    this flow as HassioServiceInfo.
+    """
+    announced: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+
+    async def info(request: web.Request) -> web.Response:
+        return web.json_response({"result": "ok", "data": {"hostname": "127.0.0.1"}})
+
+    async def discovery(request: web.Request) -> web.Response:
+        assert request.headers["Authorization"] == "Bearer supervisor-token"
+        if not announced.done():
+            announced.set_result(await request.json())
+        return web.json_response({"result": "ok", "data": {"uuid": "0f1e2d3c"}})
+
+    app = web.Application()
+    app.router.add_get("/addons/self/info", info)
+    app.router.add_post("/discovery", discovery)
+    supervisor = TestServer(app, host="127.0.0.1")
+    await supervisor.start_server()
+    try:
+        server = await launch(
+            {
+                "SUPERVISOR_TOKEN": "supervisor-token",
+                "SUPERVISOR_URL": str(supervisor.make_url("")).rstrip("/"),
+                "MNEMOLIS_API_KEY": "addon-full-key",
+            },
+            None,
+        )
+        message = await asyncio.wait_for(announced, 30)
+        assert message["service"] == "mnemolis"
+        config = message["config"]
+        assert config == {
+            "host": "127.0.0.1",
+            "port": int(server.url.rsplit(":", 1)[1]),
+            "api_key": "addon-full-key",
+        }
+
+        result = await hass.config_entries.flow.async_init(
+            DOMAIN,
+            context={"source": SOURCE_HASSIO},
+            data=HassioServiceInfo(
+                config=config, name="Mnemolis", slug="local_mnemolis", uuid="0f1e2d3c"
+            ),
+        )
+        assert result["step_id"] == "hassio_confirm"
+        result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
+        assert result["type"] is FlowResultType.CREATE_ENTRY
+        entry = result["result"]
+        assert entry.data == {CONF_URL: server.url, CONF_API_KEY: "addon-full-key"}
+        await hass.async_block_till_done()
+        assert entry.state is ConfigEntryState.LOADED
+        # The keyed server accepted the discovered key for a real question, answered from
+        # its bundled documentation.
+        speech = await _ask(hass, "How do I connect Claude Desktop?")
+        assert "Claude Desktop talks to Mnemolis over MCP" in speech, speech
+        await entry.runtime_data.coordinator.async_refresh()
+        await hass.async_block_till_done()
+        assert hass.states.get("sensor.mnemolis_last_source_used").state == "rag"
+    finally:
+        await supervisor.close()
