@@ -6,8 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import yaml
 
 from mnemolis.rest import ui
+from mnemolis.settings import Settings
+
+from .conftest import REPO
 
 Client = Callable[..., Any]
 PREFIX = "/api/hassio_ingress/Zk3x_9-AbC"
@@ -96,3 +100,15 @@ async def test_addon_trusts_ingress_from_the_supervisor(
     assert (await client.get("/api/sources", headers=plain)).status == 403
     no_host = {"Origin": "https://myhome.ui.nabu.casa"}
     assert (await client.get("/api/sources", headers=no_host)).status in (401, 403)
+
+
+def test_addon_shows_the_ui_in_the_sidebar_through_ingress() -> None:
+    """ingress on the port the server listens on, with a sidebar panel."""
+    cfg = yaml.safe_load((REPO / "addon" / "config.yaml").read_text(encoding="utf-8"))
+    assert cfg["ingress"] is True
+    assert cfg["ingress_port"] == Settings().port == 8888
+    assert cfg["panel_icon"].startswith("mdi:")
+    assert cfg["panel_title"] == "Mnemolis"
+    assert "8888/tcp" in cfg["ports"]
+    for key in ("retention_days", "max_rows", "store_text"):
+        assert key in cfg["options"]["querylog"] and key in cfg["schema"]["querylog"]
