@@ -28,6 +28,7 @@ from homeassistant.config_entries import SOURCE_HASSIO, SOURCE_USER, ConfigEntry
 from homeassistant.const import CONF_API_KEY, CONF_URL
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers import llm
 from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
@@ -277,5 +278,36 @@ async def test_addon_discovery_sets_up_the_integration(
         await entry.runtime_data.coordinator.async_refresh()
         await hass.async_block_till_done()
         assert hass.states.get("sensor.mnemolis_last_source_used").state == "rag"
+
+        # The write actions and the LLM API's recall against the real memory store.
+        stored = await hass.services.async_call(
+            DOMAIN,
+            "remember",
+            {
+                "config_entry_id": entry.entry_id,
+                "content": "The spare key is in the blue flower pot.",
+                "tags": ["keys"],
+            },
+            blocking=True,
+            return_response=True,
+        )
+        assert stored is not None and stored["memory"]["tags"] == ["keys"]
+        api = await llm.async_get_api(
+            hass,
+            f"{DOMAIN}-{entry.entry_id}",
+            llm.LLMContext("test", Context(), None, "en", "conversation", None),
+        )
+        recalled = await api.async_call_tool(
+            llm.ToolInput(tool_name="recall", tool_args={"query": "spare key", "tags": ["KEYS"]})
+        )
+        assert [m["id"] for m in recalled["results"]] == [stored["memory"]["id"]]
+        reindexed = await hass.services.async_call(
+            DOMAIN,
+            "reindex",
+            {"config_entry_id": entry.entry_id},
+            blocking=True,
+            return_response=True,
+        )
+        assert reindexed == {"reindexed": ["mnemolis-docs"]}
     finally:
         await supervisor.close()
