@@ -59,12 +59,21 @@ class Scores:
         return sorted(self.totals.items(), key=lambda kv: -kv[1])
 
     def strong(self) -> list[str]:
-        """Sources that matched and sit within ``STRONG_SHARE`` of the best."""
+        """Sources that matched and sit within ``STRONG_SHARE`` of the best.
+
+        When the question names sources outright ("the news", "the web"), the
+        named ones are strong, and an unnamed one only if it scores as high as
+        them: "what did the news say about the storm?" is a news question.
+        """
         ranked = self.ranked()
         if not ranked or ranked[0][1] < MATCH:
             return []
         best = ranked[0][1]
-        return [s for s, v in ranked if v >= MATCH and (v >= best * STRONG_SHARE or self.named(s))]
+        named = [s for s, v in ranked if v >= MATCH and self.named(s)]
+        if named:
+            floor = min(self.totals[s] for s in named)
+            return [s for s, v in ranked if v >= MATCH and (s in named or v >= floor)]
+        return [s for s, v in ranked if v >= MATCH and v >= best * STRONG_SHARE]
 
     def named(self, source: str) -> bool:
         """Whether the question names this source outright ("the web", "Wikipedia")."""
@@ -318,7 +327,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
         return
     grams = _ngrams(toks)
     used: dict[str, list[bool]] = {}
-    found: dict[str, list[tuple[str, int]]] = {}
+    found: dict[str, list[tuple[str, int, bool]]] = {}
     fuzzy: list[tuple[int, int, str]] = []
     for start, end, gram in grams:
         hits = combined.exact.get(gram)
@@ -326,7 +335,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
             for source, display in hits:
                 mask = used.setdefault(source, [False] * len(toks))
                 if not any(mask[start:end]):
-                    found.setdefault(source, []).append((display, end - start))
+                    found.setdefault(source, []).append((display, end - start, True))
                     mask[start:end] = [True] * (end - start)
         joined = " ".join(gram)
         if len(joined) >= FUZZY_MIN_CHARS:
@@ -350,13 +359,15 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
             start, end, _joined = fuzzy[row]
             mask = used.setdefault(source, [False] * len(toks))
             if not any(mask[start:end]):
-                found.setdefault(source, []).append((display, end - start))
+                found.setdefault(source, []).append((display, end - start, False))
                 mask[start:end] = [True] * (end - start)
     device_near = bool(HA_DEVICE_WORDS.intersection(toks))
     for source, names in found.items():
         base = DYNAMIC_WEIGHTS.get(source, 2.0)
-        for name, length in names[:3]:
+        for name, length, exact in names[:3]:
             weight = base + (1.0 if length > 1 or (source == "ha" and device_near) else 0.0)
+            if not exact and length == 1 and not device_near:
+                weight = min(weight, 1.5)  # "garbage" ≈ "Garage": a hint, not a match
             out.add(Hit(source, weight, f"name “{name}”"))
             out.names.setdefault(source, []).append(name)
 
