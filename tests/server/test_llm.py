@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient
 
 from mnemolis.llm import LLMService
 from mnemolis.llm.engine import LocalEngine
+from mnemolis.llm.service import missing_features
 from mnemolis.rest import keys
 
 pytestmark = pytest.mark.slow
@@ -423,3 +424,60 @@ async def test_missing_model_file_is_a_readiness_failure(
     assert ready.status == 503
     detail = (await ready.json())["components"]["model"]["detail"]
     assert "nope.gguf not found" in detail
+
+
+async def test_json_schema_response_format(llm_client: TestClient[Any, Any]) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "enum": ["Paris", "Rome", "Oslo"]}},
+        "required": ["city"],
+    }
+    resp = await llm_client.post(
+        "/v1/chat/completions",
+        json={
+            "messages": QUESTION,
+            "max_tokens": 16,
+            "temperature": 0,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "city", "schema": schema},
+            },
+        },
+    )
+    assert resp.status == 200
+    content = (await resp.json())["choices"][0]["message"]["content"]
+    assert json.loads(content)["city"] in ("Paris", "Rome", "Oslo")
+
+
+async def test_non_streaming_client_that_leaves_stops_generation(
+    llm_client: TestClient[Any, Any],
+) -> None:
+    engine = engine_of(llm_client)
+    before = len(engine.history)
+    request = asyncio.create_task(
+        llm_client.post(
+            "/v1/chat/completions",
+            json={"messages": COUNTING, "max_tokens": 400, "logit_bias": NO_EOS},
+        )
+    )
+    deadline = time.monotonic() + 60
+    while not engine.worker.busy:
+        assert time.monotonic() < deadline, "the generation never started"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    request.cancel()  # the client gives up and closes its connection
+    while len(engine.history) == before:
+        assert time.monotonic() < deadline, "the generation never ended"
+        await asyncio.sleep(0.05)
+    assert engine.history[-1].finish_reason == "cancelled"
+    assert engine.history[-1].completion_tokens < 400
+
+
+def test_cpu_check_names_missing_instruction_sets() -> None:
+    built = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | FMA = 1 | BMI2 = 0 | OPENMP = 1 |"
+    old_cpu = "processor\t: 0\nflags\t\t: fpu sse sse2 pni ssse3 avx fma\n"
+    verdict = missing_features(built, old_cpu)
+    assert "lacks: AVX2" in verdict and "GGML_NATIVE=OFF" in verdict
+    assert missing_features(built, old_cpu.replace("avx ", "avx avx2 ")) == ""
+    # ARM boards list "Features", not x86 flags: nothing to compare.
+    assert missing_features(built, "processor\t: 0\nFeatures\t: fp asimd\n") == ""

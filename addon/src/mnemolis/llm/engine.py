@@ -153,11 +153,6 @@ class LocalEngine:
             stops += [s for s in extra if s]
         return tokens, list(dict.fromkeys(s for s in stops if s))
 
-    def count_tokens(self, text: str) -> int:
-        """Tokens in ``text`` as this model counts them."""
-        self._require_ready()
-        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-
     async def start(self, params: ChatParams) -> Generation:
         """Check the context budget, take a queue slot and start generating."""
         self._require_ready()

@@ -155,12 +155,44 @@ class RemoteBackend:
             raise Unavailable(f"remote model server answered {resp.status}: {message}")
         self.last_error = ""
         events: asyncio.Queue[str | Finished | BaseException] = asyncio.Queue()
+        if resp.content_type == "application/json":
+            # A server that ignores ``stream``: one whole completion.
+            _whole(await _json_body(resp), events)
+            return Generation(self.model_id, 0, events, lambda: None)
         task = asyncio.create_task(_pump(resp, events))
 
         def cancel() -> None:
             task.cancel()
 
         return Generation(self.model_id, 0, events, cancel)
+
+
+async def _json_body(resp: aiohttp.ClientResponse) -> dict[str, Any]:
+    try:
+        body = await resp.json()
+    except (aiohttp.ClientError, ValueError) as err:
+        raise Unavailable(f"remote model server sent unreadable JSON: {err!s:.200}") from None
+    finally:
+        resp.release()
+    if not isinstance(body, dict):
+        raise Unavailable("remote model server sent a JSON value that is not a completion")
+    return body
+
+
+def _whole(body: dict[str, Any], events: asyncio.Queue[str | Finished | BaseException]) -> None:
+    choices = body.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    content = message.get("content") or ""
+    usage = body.get("usage") or {}
+    if content:
+        events.put_nowait(str(content))
+    events.put_nowait(
+        Finished(
+            str(choices[0].get("finish_reason") or "stop"),
+            int(usage.get("completion_tokens") or 0),
+            int(usage["prompt_tokens"]) if "prompt_tokens" in usage else None,
+        )
+    )
 
 
 async def _error_message(resp: aiohttp.ClientResponse) -> str:

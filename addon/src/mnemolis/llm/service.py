@@ -76,15 +76,16 @@ def cpu_problem() -> str:
         last = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
         _cpu_verdict = f"llama.cpp cannot be loaded: {last}"
         return _cpu_verdict
-    _cpu_verdict = _missing_features(proc.stdout)
-    return _cpu_verdict
-
-
-def _missing_features(system_info: str) -> str:
     try:
         cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return ""
+        cpuinfo = ""
+    _cpu_verdict = missing_features(proc.stdout, cpuinfo)
+    return _cpu_verdict
+
+
+def missing_features(system_info: str, cpuinfo: str) -> str:
+    """Why this llama.cpp build cannot run on this CPU ('' when it can)."""
     flags_line = next((ln for ln in cpuinfo.splitlines() if ln.startswith("flags")), "")
     if not flags_line:
         return ""  # not x86 (or no flags reported): nothing to compare

@@ -125,9 +125,9 @@ class Generation:
             self.finish_reason = self.finish_reason or "cancelled"
             self._cancel()
 
-    async def collect(self) -> ChatResult:
-        """Run to the end and return the whole text."""
-        parts = [piece async for piece in self.deltas()]
+    async def collect(self, disconnected: Callable[[], bool] | None = None) -> ChatResult:
+        """Run to the end and return the whole text (stops early if the caller leaves)."""
+        parts = [piece async for piece in self.deltas(disconnected)]
         return ChatResult(
             model=self.model,
             content="".join(parts),

@@ -256,9 +256,14 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     gen = await _service(request).chat(params)
     cid = f"chatcmpl-{uuid.uuid4().hex[:24]}"
     created = int(time.time())
+
+    def gone() -> bool:
+        transport = request.transport
+        return transport is None or transport.is_closing()
+
     if not req.stream:
         try:
-            result = await gen.collect()
+            result = await gen.collect(disconnected=gone)
         finally:
             gen.cancel()
         return json_response(
@@ -287,11 +292,6 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
         }
     )
     await resp.prepare(request)
-
-    def gone() -> bool:
-        transport = request.transport
-        return transport is None or transport.is_closing()
-
     try:
         await resp.write(
             _chunk(cid, created, gen.model, {"role": "assistant", "content": ""}, None).encode()
