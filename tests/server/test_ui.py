@@ -322,6 +322,14 @@ def test_ask_sources_knowledge_log(
     expect(card).to_contain_text("warranty.pdf")
     status = api(server, "GET", "/api/rag/house")
     assert status["files_indexed"] == 2 and status["files_failed"] == 1
+    # Try the new database out from its card.
+    card.get_by_label("Search house", exact=True).fill("radiators")
+    card.get_by_role("button", name="Search", exact=True).click()
+    expect(card.locator(".result-box ol")).to_contain_text("boiler.md")
+    expect(card.locator(".result-box ol")).to_contain_text("Bleed the radiators")
+    card.get_by_label("Search house", exact=True).fill("zeppelin")
+    card.get_by_role("button", name="Search", exact=True).click()
+    expect(card).to_contain_text("Nothing in house matches “zeppelin”.")
 
     # Bad input is a message, not a blank page.
     page.get_by_label("Name", exact=True).fill("bad name!")
@@ -364,6 +372,11 @@ def test_ask_sources_knowledge_log(
     expect(page.locator("[data-memory]")).to_have_count(1)
     expect(page.locator("[data-memory]")).to_contain_text("red pot")
     page.get_by_label("With status", exact=True).select_option("")
+    page.get_by_label("Search memories", exact=True).fill("spare key")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("[data-memory]")).to_have_count(1)
+    expect(page.locator("[data-memory]")).to_contain_text("red pot")
+    page.get_by_label("Search memories", exact=True).fill("")
     page.get_by_role("button", name="Filter").click()
     expect(page.locator("[data-memory]")).to_have_count(2)
     audit(page)

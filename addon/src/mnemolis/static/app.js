@@ -537,7 +537,37 @@
           st.indexing ? badge("indexing…", "warn") : isLoaded ? badge("ready", "ok") : badge("not loaded", "bad"),
           entry.readonly ? badge("read-only", "neutral") : null)),
       st.error ? el("p", { class: "error-text" }, el("strong", { text: "Error: " }), st.error) : null,
-      kv, failures, el("div", { class: "actions" }, reindex, remove), status);
+      kv, failures, el("div", { class: "actions" }, reindex, remove), searchForm(name), status);
+  }
+
+  function searchForm(name) {
+    // Try a database out: POST api/rag/{db}/search, the search_rag rules.
+    const id = `db-search-${name}`;
+    const input = el("input", { id, type: "search", autocomplete: "off" });
+    const out = el("div", { class: "result-box", "aria-live": "polite" });
+    const form = el("form", { class: "row db-search", role: "search", novalidate: true },
+      el("div", { class: "field grow" }, el("label", { for: id, text: `Search ${name}` }), input),
+      el("div", { class: "actions field" }, el("button", { type: "submit", class: "small secondary", text: "Search" })));
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const q = input.value.trim();
+      if (!q) { input.focus(); return; }
+      try {
+        const data = await api("POST", `api/rag/${encodeURIComponent(name)}/search`, { q, limit: 5 });
+        const [mode, hits] = Object.entries(data || {})[0] || ["", []];
+        clear(out);
+        if (!hits || !hits.length) {
+          out.append(el("p", { class: "muted", text: `Nothing in ${name} matches “${q}”.` }));
+          return;
+        }
+        out.append(el("p", { class: "muted", text: `${mode} search:` }), el("ol", { class: "citations" }, hits.map((h) =>
+          el("li", {}, el("code", { text: h.source }),
+            (h.matches || []).slice(0, 2).map((m) => el("div", { class: "content", text: m.content }))))));
+      } catch (err) {
+        showError(out, err, `Searching ${name} failed`);
+      }
+    });
+    return el("div", {}, form, out);
   }
 
   async function fetchDatabases() {
@@ -712,7 +742,7 @@
     try {
       let data;
       if (text) {
-        const body = { query: text, format: "json" };
+        const body = { query: text, format: "json", limit: 50 };
         if (tags) body.tags = tags;
         if (status) body.status = status;
         data = await api("POST", "api/memories/search", body);
@@ -725,7 +755,10 @@
       }
       const items = memoryList(data);
       clear(list);
-      $("mem-status-line").textContent = `${items.length} ${items.length === 1 ? "memory" : "memories"}.`;
+      const total = data && typeof data.total === "number" ? data.total : items.length;
+      $("mem-status-line").textContent = total > items.length
+        ? `Showing the newest ${items.length} of ${total} memories.`
+        : `${items.length} ${items.length === 1 ? "memory" : "memories"}.`;
       list.append(...items.map(renderMemory));
     } catch (err) {
       $("mem-status-line").textContent = "";
