@@ -375,14 +375,17 @@ class DocumentDatabase:
             conn.execute("COMMIT")
             self._generation += 1
         done = 0
+        after = 0  # walk chunk ids upwards: each batch starts where the last one ended
         while not stop.is_set() and (budget is None or done < budget):
             rows = conn.execute(
                 "SELECT c.id, c.heading, c.content FROM chunks c "
-                "LEFT JOIN vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL LIMIT ?",
-                (EMBED_BATCH,),
+                "LEFT JOIN vectors v ON v.chunk_id = c.id "
+                "WHERE c.id > ? AND v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+                (after, EMBED_BATCH),
             ).fetchall()
             if not rows:
                 break
+            after = rows[-1][0]
             texts = [f"{h}\n{c}" if h else c for _, h, c in rows]
             vectors = embed_blocking(embedder, texts, loop)
             conn.execute("BEGIN IMMEDIATE")
