@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .routing_cases import load_cases, make_home
 
@@ -81,3 +83,72 @@ def test_substrings_never_fire() -> None:
     assert "ha" not in scores("Shall we?").totals
     assert scores("Is the hall light on?").names["ha"] == ["Hall Light"]
     assert scores("is the kitchn light on").names["ha"] == ["Kitchen Light"]  # fuzzy, not substring
+
+
+WORDS = st.sampled_from(
+    [
+        "if",
+        "and",
+        "is",
+        "the",
+        "garage",
+        "door",
+        "open",
+        "rain",
+        "tomorrow",
+        ",",
+        "?",
+        ".",
+        "Tom",
+        "Jerry",
+        "between",
+        "compare",
+        "vs",
+        "news",
+        "web",
+        "who",
+        "was",
+        "when",
+        "what",
+        "happened",
+        "NAS",
+        "down",
+        "in",
+        "case",
+        "should",
+        "it",
+        "I",
+        "we",
+        "hall",
+        "shall",
+        "kitchen",
+        "light",
+        "on",
+        "above",
+        "25",
+        "degrees",
+        "nobody",
+        "home",
+        "Dr.",
+        "St.",
+        "also",
+        "plus",
+        "then",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=300), st.lists(WORDS, min_size=1, max_size=40).map(" ".join)))
+def test_route_never_fails_and_keeps_the_shape(question: str) -> None:
+    if not question.strip():
+        return
+    decision = HOME.core.route(question)
+    assert set(decision) == {"query", "condition", "parts"}
+    assert 1 <= len(decision["parts"]) <= 8
+    for part in decision["parts"]:
+        assert set(part) == {"query", "sources", "reason"}
+        assert part["sources"] and part["reason"]
+        assert set(part["sources"]) <= set(HOME.core.sources)
+    cond = decision["condition"]
+    assert cond is None or (cond["text"] and cond["sources"][0] in ("forecast", "ha", "uptime"))

@@ -8,6 +8,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mnemolis.models import Evidence
 from mnemolis.requests import SearchRequest
@@ -600,3 +602,72 @@ async def test_spoken_form_of_a_conditional_answer() -> None:
         "Condition not met: it snows tomorrow. So this does not apply for now. "
         "The bedroom window is open."
     )
+
+
+WORDS = st.sampled_from(
+    [
+        "if",
+        "and",
+        "is",
+        "the",
+        "garage",
+        "door",
+        "open",
+        "rain",
+        "tomorrow",
+        "evening",
+        ",",
+        "?",
+        ".",
+        "Tom",
+        "Jerry",
+        "between",
+        "news",
+        "web",
+        "who",
+        "was",
+        "when",
+        "NAS",
+        "down",
+        "in",
+        "case",
+        "should",
+        "it",
+        "I",
+        "hall",
+        "kitchen",
+        "light",
+        "on",
+        "above",
+        "25",
+        "degrees",
+        "nobody",
+        "home",
+        "Plex",
+        "up",
+        "search",
+        "the",
+        "web",
+        "my",
+        "notes",
+        "remember",
+    ]
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(WORDS, min_size=1, max_size=25).map(" ".join))
+async def test_search_always_answers_in_shape(question: str) -> None:
+    home = forecast_home()
+    decision = home.core.route(question)
+    result = await ask(home, question)
+    body = result.to_dict()
+    assert [p["query"] for p in body["parts"]] == [p["query"] for p in decision["parts"]]
+    assert body["result"] and isinstance(body["spoken"], str)
+    assert all(
+        s["status"] in ("ok", "empty", "error", "timeout", "skipped") for s in body["sources"]
+    )
+    assert (body["condition"] is None) == (decision["condition"] is None)
+    assert len(body["spoken"]) <= 300
