@@ -15,7 +15,7 @@ from pytest_homeassistant_custom_component.typing import WebSocketGenerator
 from custom_components.mnemolis.const import CONF_RESPONSE_LENGTH, CONF_USE_LOCAL_MODEL
 from custom_components.mnemolis.conversation import APOLOGY, shorten
 
-from .fake_server import FakeMnemolis
+from .fake_server import Answer, FakeMnemolis
 
 AGENT = "conversation.mnemolis"
 
@@ -80,6 +80,16 @@ async def test_server_down_apologises(
     assert _speech(result) == APOLOGY
     assert "Mnemolis could not answer" in caplog.text
     assert "Cannot reach the Mnemolis server" in caplog.text
+
+
+async def test_empty_answer_apologises(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """An answer with no text at all is treated as a failure, not read out as silence."""
+    server.answers.insert(0, Answer(trigger="silence", source="web", result=""))
+    result = await _ask(hass, "What is the sound of silence?")
+    assert result.response.response_type is intent.IntentResponseType.ERROR
+    assert _speech(result) == APOLOGY
 
 
 async def test_response_length_option(
