@@ -532,3 +532,41 @@ def test_api_key_prompt_and_read_key_errors(
     # Console errors here are the browser reporting the expected 401/403 answers.
     assert all("401" in p or "403" in p for p in problems), problems
     page.context.close()
+
+
+def test_missing_endpoints_and_dead_server_show_messages(
+    browser: Browser,
+    start_server: Callable[..., ServerProcess],
+    searxng: ThreadedApp,
+    docs_folder: Path,
+) -> None:
+    """An older server without the knowledge routes, then a server that went away."""
+    server = start_server(env=server_env(searxng, docs_folder))
+    page, _problems = open_page(browser, server.url + "/")
+
+    def no_route(route: Any) -> None:
+        path = route.request.url.split(server.url, 1)[1].split("?")[0]
+        message = f"no route for {route.request.method} {path}"
+        route.fulfill(status=404, json={"error": {"code": "not_found", "message": message}})
+
+    page.route("**/api/rag", no_route)
+    page.route("**/api/list", no_route)
+    page.route("**/api/memories*", lambda route: route.abort("connectionrefused"))
+    page.get_by_role("tab", name="Knowledge").click()
+    dbs = page.locator("#db-list .notice")
+    expect(dbs).to_contain_text("Document databases could not be loaded")
+    expect(dbs).to_contain_text("no route for GET /api/list")
+    expect(dbs).to_contain_text("does not offer this feature")
+    expect(page.locator("#mem-list .notice")).to_contain_text("could not be reached")
+    shot(page, "knowledge-missing-endpoints")
+    # The rest of the page still works.
+    ask(page, "mqtt broker", "web")
+    expect(page.get_by_test_id("answer")).to_contain_text("MQTT")
+
+    server.stop()
+    ask(page, "mqtt broker", "web")
+    expect(page.locator("#ask-result .notice")).to_contain_text("could not be reached")
+    page.get_by_role("tab", name="Log").click()
+    expect(page.locator("#log-detail .notice")).to_contain_text("could not be reached")
+    expect(page.locator("h1")).to_have_text("Mnemolis")
+    page.context.close()
