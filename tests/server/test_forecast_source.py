@@ -259,3 +259,26 @@ async def test_open_meteo(open_meteo: Any, make_settings: Callable[..., Settings
         assert evening.answer.startswith("This evening (")
     assert run.status == "error"
     assert run.error == "bad_response: Open-Meteo: Latitude must be in range of -90 to 90°."
+
+
+async def test_open_meteo_at_home_assistants_location(
+    open_meteo: Any, hass_core: HassCore, make_settings: Callable[..., Settings]
+) -> None:
+    settings = make_settings(
+        ha={"url": hass_core.url, "token": hass_core.token},
+        forecast={"open_meteo_url": str(open_meteo.make_url("/"))},
+    )
+    async with aiohttp.ClientSession() as session:
+        source = ForecastSource(SourceDeps(settings=settings, session=session, services={}))
+        await source.start()
+        try:
+            answer = await source.query("weather on the day after tomorrow", ctx())
+        finally:
+            await source.stop()
+    query = open_meteo.seen[0]
+    assert (query["latitude"], query["longitude"]) == ("52.3731", "4.8922")
+    day = datetime.now(ZoneInfo("Europe/Berlin")).date() + timedelta(days=2)
+    assert answer.answer == (
+        f"{day:%A} {day.day} {day:%B}: sunny, 1 to 9 °C, 0 mm precipitation (0 % chance), "
+        "wind 9 km/h."
+    )

@@ -150,9 +150,29 @@ class ForecastSource(Source):
 
     @property
     def uses_open_meteo(self) -> bool:
-        """An Open-Meteo-compatible URL with coordinates is configured (it wins over HA)."""
+        """An Open-Meteo-compatible URL plus coordinates (set, or HA's home) wins over HA."""
         fc = self.settings.forecast
-        return bool(fc.open_meteo_url) and fc.latitude is not None and fc.longitude is not None
+        if not fc.open_meteo_url:
+            return False
+        if fc.latitude is not None and fc.longitude is not None:
+            return True
+        try:
+            return resolve_connection(self.settings) is not None
+        except ConfigError:
+            return False
+
+    async def _coordinates(self) -> tuple[float, float]:
+        fc = self.settings.forecast
+        if fc.latitude is not None and fc.longitude is not None:
+            return fc.latitude, fc.longitude
+        client = self._ha()
+        await client.wait_ready(self.settings.routing.source_timeout)
+        try:
+            return float(client.config["latitude"]), float(client.config["longitude"])
+        except (KeyError, TypeError, ValueError):
+            raise SourceNotConfigured(
+                "forecast.latitude/longitude are not set and Home Assistant has no location"
+            ) from None
 
     @property
     def configured(self) -> bool:
@@ -177,7 +197,8 @@ class ForecastSource(Source):
     async def start(self) -> None:
         """Connect to HA (shared client) unless Open-Meteo answers; offer snapshots."""
         self.deps.services.setdefault("snapshots", {})[self.name] = self.snapshot
-        if not self.uses_open_meteo:
+        fc = self.settings.forecast
+        if not self.uses_open_meteo or fc.latitude is None or fc.longitude is None:
             await self._ha().start(wait=2.0)
 
     async def stop(self) -> None:
@@ -313,9 +334,10 @@ class ForecastSource(Source):
         assert fc.open_meteo_url is not None
         base = fc.open_meteo_url.rstrip("/")
         url = base if base.endswith("/forecast") else join_url(base, "/v1/forecast")
+        latitude, longitude = await self._coordinates()
         params = {
-            "latitude": str(fc.latitude),
-            "longitude": str(fc.longitude),
+            "latitude": str(latitude),
+            "longitude": str(longitude),
             "daily": OPEN_METEO_DAILY,
             "hourly": OPEN_METEO_HOURLY,
             "timezone": "auto",
