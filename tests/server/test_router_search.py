@@ -671,3 +671,14 @@ async def test_search_always_answers_in_shape(question: str) -> None:
     )
     assert (body["condition"] is None) == (decision["condition"] is None)
     assert len(body["spoken"]) <= 300
+
+
+def test_route_says_when_the_choice_is_not_configured() -> None:
+    home = make_home()
+    home.fakes["kiwix"]._configured = False
+    home.fakes["forecast"]._configured = False
+    kiwix = home.core.route("Who invented the telephone?")["parts"][0]
+    assert kiwix["sources"] == ["kiwix"]
+    assert kiwix["reason"].endswith("kiwix is not configured (falls back to web)")
+    weather = home.core.route("Will it rain tomorrow?")["parts"][0]
+    assert weather["reason"].endswith("forecast is not configured (nothing to fall back to)")

@@ -181,11 +181,11 @@ class Router:
         sc = self.scores(query)
         strong = sc.strong()
         if len(strong) >= 2:
-            return PartPlan(
-                query, strong, "fusion of strong matches — " + describe(sc, strong), "fusion"
-            )
+            why = "fusion of strong matches — " + describe(sc, strong)
+            return PartPlan(query, strong, why + self._missing(strong), "fusion")
         if strong:
-            return PartPlan(query, strong, "matched " + describe(sc, strong), "single")
+            why = "matched " + describe(sc, strong)
+            return PartPlan(query, strong, why + self._missing(strong), "single")
         chain = self._default_chain()
         llm = self.core.services.get("llm")
         how = (
@@ -201,6 +201,18 @@ class Router:
             f"no rule matched{hint}; {how}default order {' → '.join(chain)}",
             "default",
         )
+
+    def _missing(self, names: list[str]) -> str:
+        """What the trace should say about chosen sources that are not configured."""
+        missing = [n for n in names if not self._configured(n)]
+        if not missing:
+            return ""
+        notes = []
+        for name in missing:
+            rest = [n for n in self._chain(name)[1:] if self._configured(n)]
+            then = f"falls back to {' → '.join(rest)}" if rest else "nothing to fall back to"
+            notes.append(f"{name} is not configured ({then})")
+        return " — " + "; ".join(notes)
 
     def plan(
         self,
