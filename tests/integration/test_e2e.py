@@ -128,7 +128,7 @@ async def ha_websocket_url(
 ) -> str:
     """HA's own HTTP/websocket API on a loopback port, with the registry commands."""
     # Everything that registers HTTP views must load before the server freezes its router.
-    for component in ("websocket_api", "config", "conversation"):
+    for component in ("websocket_api", "config", "conversation", "assist_pipeline"):
         assert await async_setup_component(hass, component, {})
     client = await aiohttp_client(hass.http.app)
     return f"http://127.0.0.1:{client.server.port}"
@@ -146,6 +146,54 @@ async def real_server(
     return await launch(env, _ha_healthy)
 
 
+async def _pipeline_answer(base_url: str, token: str, text: str) -> str:
+    """Create a text pipeline with Mnemolis as its agent and run it over HA's websocket API."""
+    async with (
+        aiohttp.ClientSession() as session,
+        session.ws_connect(f"{base_url}/api/websocket") as ws,
+    ):
+        assert (await ws.receive_json())["type"] == "auth_required"
+        await ws.send_json({"type": "auth", "access_token": token})
+        assert (await ws.receive_json())["type"] == "auth_ok"
+        await ws.send_json(
+            {
+                "id": 1,
+                "type": "assist_pipeline/pipeline/create",
+                "name": "Mnemolis",
+                "language": "en",
+                "conversation_engine": "conversation.mnemolis",
+                "conversation_language": "en",
+                "stt_engine": None,
+                "stt_language": None,
+                "tts_engine": None,
+                "tts_language": None,
+                "tts_voice": None,
+                "wake_word_entity": None,
+                "wake_word_id": None,
+            }
+        )
+        created = await ws.receive_json()
+        assert created["success"], created
+        await ws.send_json(
+            {
+                "id": 2,
+                "type": "assist_pipeline/run",
+                "start_stage": "intent",
+                "end_stage": "intent",
+                "input": {"text": text},
+                "pipeline": created["result"]["id"],
+            }
+        )
+        assert (await ws.receive_json(timeout=30))["success"]
+        events: dict[str, dict[str, Any]] = {}
+        while "run-end" not in events:
+            msg = await ws.receive_json(timeout=30)
+            events[msg["event"]["type"]] = msg["event"]["data"]
+    assert "error" not in events, events["error"]
+    assert events["intent-start"]["engine"] == "conversation.mnemolis"
+    return str(events["intent-end"]["intent_output"]["response"]["speech"]["plain"]["speech"])
+
+
 async def _ask(hass: HomeAssistant, text: str, conversation_id: str | None = None) -> str:
     result = await conversation.async_converse(
         hass, text, conversation_id, Context(), language="en", agent_id="conversation.mnemolis"
@@ -155,7 +203,7 @@ async def _ask(hass: HomeAssistant, text: str, conversation_id: str | None = Non
 
 @pytest.mark.slow
 async def test_ask_home_assistant_about_an_entity(
-    hass: HomeAssistant, real_server: RealServer
+    hass: HomeAssistant, real_server: RealServer, ha_websocket_url: str, hass_access_token: str
 ) -> None:
     """Set up through the config flow, ask about the garage door, get its live state."""
     hass.states.async_set(
@@ -206,10 +254,14 @@ async def test_ask_home_assistant_about_an_entity(
     assert speech.startswith("No."), speech
     assert "closed" in speech
 
+    # The same question through an Assist pipeline, as the frontend runs it.
+    speech = await _pipeline_answer(ha_websocket_url, hass_access_token, "Is the garage door open?")
+    assert speech.startswith("No"), speech
+
     # The entities saw the questions.
     await entry.runtime_data.coordinator.async_refresh()
     await hass.async_block_till_done()
-    assert int(hass.states.get("sensor.mnemolis_queries").state) >= 3
+    assert int(hass.states.get("sensor.mnemolis_queries").state) >= 4
     assert hass.states.get("sensor.mnemolis_last_source_used").state == "ha"
 
 
