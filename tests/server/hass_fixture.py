@@ -14,6 +14,7 @@ access token, areas, aliases and area assignments. It yields a ``HassCore``:
   input_booleans; ``set_number(entity_id, value)`` for input_numbers.
 * ``set_state(entity_id, state, attributes=None)``: POST /api/states (used
   for the ``device_tracker.*_phone`` trackers that drive the persons).
+* ``remove_state(entity_id)``: DELETE /api/states/<id>.
 * ``get_state(entity_id)``: GET /api/states/<id> (dict or None).
 * ``history_states(entity_id, start)``: how many states the recorder holds
   since start (wait on it before asking history questions).
@@ -394,6 +395,10 @@ class HassCore:
         """Write a state directly (POST /api/states), e.g. for device trackers."""
         body = {"state": state, "attributes": attributes or {}}
         self._http("POST", f"/api/states/{entity_id}", body)
+
+    def remove_state(self, entity_id: str) -> None:
+        """Delete a state written with set_state (DELETE /api/states/<id>)."""
+        self._http("DELETE", f"/api/states/{entity_id}")
 
     def history_states(self, entity_id: str, start: datetime) -> int:
         """How many recorded states the entity has since start (GET /api/history/period)."""

@@ -1,0 +1,154 @@
+"""HA client pieces that need no running HA: URLs, connection choice, registries, diffs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+import pytest
+
+from mnemolis.errors import ConfigError
+from mnemolis.ha import SUPERVISOR_WS_URL, HAClient, resolve_connection, websocket_url
+from mnemolis.ha.client import Registries
+from mnemolis.ha.compressed import apply_event
+from mnemolis.settings import Settings
+
+from .hass_fixture import HassCore
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://homeassistant.local:8123", "ws://homeassistant.local:8123/api/websocket"),
+        ("https://ha.example.org/", "wss://ha.example.org/api/websocket"),
+        ("https://example.org/ha", "wss://example.org/ha/api/websocket"),
+        ("ws://10.0.0.2:8123/api/websocket", "ws://10.0.0.2:8123/api/websocket"),
+        ("ws://supervisor/core/websocket", "ws://supervisor/core/websocket"),
+    ],
+)
+def test_websocket_url(url: str, expected: str) -> None:
+    assert websocket_url(url) == expected
+
+
+def test_connection_choice(make_settings: Callable[..., Settings]) -> None:
+    supervisor = {"SUPERVISOR_TOKEN": "sv-token"}
+    assert resolve_connection(make_settings(), environ={}) is None
+    # URL without token is not enough.
+    assert resolve_connection(make_settings(ha={"url": "http://h:8123"}), environ={}) is None
+    conn = resolve_connection(make_settings(addon=True), environ=supervisor)
+    assert conn is not None
+    assert (conn.ws_url, conn.token, conn.via_supervisor) == (SUPERVISOR_WS_URL, "sv-token", True)
+    explicit = make_settings(addon=True, ha={"url": "http://h:8123", "token": "t"})
+    conn = resolve_connection(explicit, environ=supervisor)
+    assert conn is not None
+    assert (conn.ws_url, conn.token, conn.via_supervisor) == (
+        "ws://h:8123/api/websocket",
+        "t",
+        False,
+    )
+    with pytest.raises(ConfigError, match="invalid setting ha.url='ftp://h'"):
+        resolve_connection(make_settings(ha={"url": "ftp://h", "token": "t"}), environ={})
+
+
+def test_compressed_events() -> None:
+    states: dict[str, dict[str, Any]] = {}
+    apply_event(
+        states,
+        {
+            "a": {
+                "light.x": {
+                    "s": "on",
+                    "a": {"brightness": 10, "friendly_name": "X"},
+                    "c": "c1",
+                    "lc": 100.0,
+                }
+            }
+        },
+    )
+    assert states["light.x"]["last_changed"] == states["light.x"]["last_updated"]
+    changed = apply_event(
+        states,
+        {
+            "c": {
+                "light.x": {
+                    "+": {"lu": 160.5, "a": {"brightness": 20}},
+                    "-": {"a": ["friendly_name"]},
+                }
+            }
+        },
+    )
+    assert changed == {"light.x"}
+    light = states["light.x"]
+    assert light["state"] == "on"
+    assert light["attributes"] == {"brightness": 20}
+    assert light["last_changed"].startswith("1970-01-01T00:01:40")
+    assert light["last_updated"].startswith("1970-01-01T00:02:40.5")
+    apply_event(states, {"c": {"light.x": {"+": {"s": "off", "lc": 200.0, "c": {"user_id": "u"}}}}})
+    assert states["light.x"]["last_updated"] == states["light.x"]["last_changed"]
+    assert states["light.x"]["context"] == {"id": "c1", "user_id": "u"}
+    assert apply_event(states, {"r": ["light.x", "light.never"]}) == {"light.x"}
+    assert states == {}
+
+
+async def test_area_through_device_and_vocabulary() -> None:
+    async with aiohttp.ClientSession() as session:
+        client = HAClient(session, "ws://unused/api/websocket", "t")
+    client.states = {
+        "sensor.probe_temperature": {
+            "entity_id": "sensor.probe_temperature",
+            "state": "19.0",
+            "attributes": {"friendly_name": "Probe Temperature", "unit_of_measurement": "°C"},
+        },
+        "switch.kettle": {
+            "entity_id": "switch.kettle",
+            "state": "off",
+            "attributes": {"friendly_name": "Kettle"},
+        },
+    }
+    client.registries = Registries(
+        areas={"attic": {"area_id": "attic", "name": "Attic", "aliases": ["Loft"]}},
+        devices={"dev1": {"id": "dev1", "area_id": "attic"}},
+        entities={
+            "sensor.probe_temperature": {
+                "entity_id": "sensor.probe_temperature",
+                "device_id": "dev1",
+                "area_id": None,
+                "aliases": [],
+            },
+            "switch.kettle": {
+                "entity_id": "switch.kettle",
+                "area_id": None,
+                "aliases": ["Tea Maker"],
+                "hidden_by": None,
+            },
+        },
+    )
+    assert client.area_of("sensor.probe_temperature") == "Attic"
+    assert client.area_of("switch.kettle") is None
+    loft = client.match_entities("how cold is the loft")
+    assert [(m.entity_id, m.matched_on, m.area) for m in loft] == [
+        ("sensor.probe_temperature", "area", "Attic")
+    ]
+    assert client.match_entities("is the tea maker on")[0].matched_on == "alias"
+    assert client.vocabulary() == {"probe temperature", "kettle", "tea maker", "attic", "loft"}
+    assert client.entities_in_area("attic") == ["sensor.probe_temperature"]
+
+
+async def test_removed_entities_leave_the_cache(hass_core: HassCore) -> None:
+    hass_core.set_state("sensor.short_lived", "1")
+    async with aiohttp.ClientSession() as session:
+        client = HAClient(session, hass_core.ws_url, hass_core.token)
+        await client.start(wait=10)
+        try:
+            await client.wait_ready(10)
+            assert "sensor.short_lived" in client.states
+            hass_core.remove_state("sensor.short_lived")
+            for _ in range(200):
+                if "sensor.short_lived" not in client.states:
+                    break
+                await asyncio.sleep(0.05)
+            assert "sensor.short_lived" not in client.states
+        finally:
+            await client.stop()
