@@ -22,7 +22,9 @@ from mcp import ClientSession
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamablehttp_client
+from mcp.shared.exceptions import McpError
 from mcp.types import LATEST_PROTOCOL_VERSION
+from pydantic import AnyUrl
 
 from .conftest import SERVER_BIN, ServerProcess, free_port
 
@@ -166,6 +168,15 @@ async def test_same_answers_on_every_transport(
         text = page.content[0].text  # type: ignore[union-attr]
         assert "### `search`" in text and "### `docs`" in text
 
+        resources = {str(r.uri): r for r in (await session.list_resources()).resources}
+        assert "mnemolis://docs/mcp" in resources
+        assert resources["mnemolis://docs/readme"].mimeType == "text/markdown"
+        read = await session.read_resource(AnyUrl("mnemolis://docs/mcp"))
+        assert read.contents[0].text == text  # type: ignore[union-attr]
+        with pytest.raises(McpError) as missing_page:
+            await session.read_resource(AnyUrl("mnemolis://docs/nonexistent"))
+        assert missing_page.value.error.code == -32002
+
         unknown = await session.call_tool("teleport", {"to": "mars"})
         assert unknown.isError is True
         assert "unknown tool 'teleport'" in unknown.content[0].text  # type: ignore[union-attr]
@@ -193,6 +204,7 @@ async def test_disabled_tool_is_absent_and_uncallable(connect: Connect, transpor
         result = await session.call_tool("docs", {})
         assert result.isError is True
         assert "unknown tool 'docs'" in result.content[0].text  # type: ignore[union-attr]
+        assert (await session.list_resources()).resources == []  # docs resources go too
 
 
 @pytest.mark.parametrize("transport", ["streamable-http", "sse"])

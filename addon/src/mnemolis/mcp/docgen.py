@@ -90,6 +90,10 @@ progress; notifications get `202`; `GET` opens the session's server stream;
 (`messages/?session_id=…`), so it resolves to the same origin; the session
 ends when the stream closes.
 
+The bundled documentation pages are also MCP resources,
+`mnemolis://docs/{{page}}` (`text/markdown`), offered while the `docs` tool is
+enabled; an unknown page is JSON-RPC error `-32002`.
+
 Instructions sent to clients on `initialize`:
 
 > {instructions}

@@ -7,17 +7,23 @@ from typing import TYPE_CHECKING, Any
 
 import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import McpError
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
+from pydantic import AnyUrl
 
 from .. import __version__
-from ..tools import ToolResult, call_tool, enabled_tools
+from ..tools import ToolResult, call_tool, enabled_tools, find_tool, load_tools
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
     from ..tools import Tool
 
 SERVER_NAME = "mnemolis"
+# The bundled docs are also MCP resources (offered while the ``docs`` tool is).
+DOCS_URI = "mnemolis://docs/"
+RESOURCE_NOT_FOUND = -32002
 PROTOCOL_VERSIONS: tuple[str, ...] = tuple(SUPPORTED_PROTOCOL_VERSIONS)
 LATEST_PROTOCOL_VERSION = types.LATEST_PROTOCOL_VERSION
 INSTRUCTIONS = (
@@ -78,6 +84,35 @@ def build_server(core: Mnemolis) -> Server[Any, Any]:
     async def handle_call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         level = _caller_level(server)
         return to_call_result(await call_tool(core, name, arguments, level=level))
+
+    load_tools()  # register every tool in TOOL_MODULES order (search first)
+    from ..tools.docs import doc_pages
+
+    @server.list_resources()  # type: ignore[no-untyped-call,untyped-decorator]
+    async def list_resources() -> list[types.Resource]:
+        if find_tool(core, "docs") is None:
+            return []
+        return [
+            types.Resource(
+                uri=AnyUrl(DOCS_URI + page.name),
+                name=page.name,
+                title=page.title,
+                description=f"Mnemolis documentation: {page.title}",
+                mimeType="text/markdown",
+                size=len(page.text.encode()),
+            )
+            for page in doc_pages(core).values()
+        ]
+
+    @server.read_resource()  # type: ignore[no-untyped-call,untyped-decorator]
+    async def read_resource(uri: AnyUrl) -> list[ReadResourceContents]:
+        name = str(uri).removeprefix(DOCS_URI)
+        page = doc_pages(core).get(name) if find_tool(core, "docs") is not None else None
+        if not str(uri).startswith(DOCS_URI) or page is None:
+            raise McpError(
+                types.ErrorData(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}")
+            )
+        return [ReadResourceContents(content=page.text, mime_type="text/markdown")]
 
     return server
 

@@ -11,6 +11,7 @@ from . import ToolAnnotations, ToolResult, tool
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
+    from ..mcp.docgen import DocPage
 
 
 class DocsRequest(BaseModel):
@@ -23,6 +24,17 @@ class DocsRequest(BaseModel):
         max_length=100,
         description="Page name from the listing (e.g. 'mcp', 'configuration'); omit to list pages.",
     )
+
+
+def doc_pages(core: Mnemolis) -> dict[str, DocPage]:
+    """The bundled pages, with the MCP page rendered from the tools offered right now."""
+    from ..mcp.docgen import DocPage, bundled_pages, render_mcp_page
+    from . import enabled_tools
+
+    pages = bundled_pages()
+    live = {t.name: t for t in enabled_tools(core)}
+    pages["mcp"] = DocPage("mcp", "MCP server and tools", render_mcp_page(live))
+    return pages
 
 
 DOCS_OUTPUT = {
@@ -61,14 +73,7 @@ DOCS_OUTPUT = {
 )
 async def docs(core: Mnemolis, req: DocsRequest) -> ToolResult:
     """Serve the bundle; the tool reference page is rendered from the live registry."""
-    from ..mcp.docgen import DocPage, bundled_pages, render_mcp_page
-    from . import enabled_tools
-
-    pages = bundled_pages()
-    # The MCP page is rendered from the running registry (the tools this server
-    # offers right now), so tool docs never drift.
-    live = {t.name: t for t in enabled_tools(core)}
-    pages["mcp"] = DocPage("mcp", "MCP server and tools", render_mcp_page(live))
+    pages = doc_pages(core)
     if req.page is None:
         listing = [{"page": p.name, "title": p.title, "chars": len(p.text)} for p in pages.values()]
         lines = [f"- {p['page']}: {p['title']}" for p in listing]
