@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -244,3 +245,23 @@ async def test_cli_ask_with_source_ha(hass_core: HassCore, tmp_path: Path) -> No
     assert "source: ha" in done.stdout
     assert "[ha] Alice" in done.stdout
     assert hass_core.token not in done.stdout + done.stderr
+
+
+async def test_hung_home_assistant_mid_session(ha_source: HASource, hass_core: HassCore) -> None:
+    """HA stops answering (SIGSTOP): history needs HA and times out; states come from the cache."""
+    assert hass_core.proc is not None
+    pid = hass_core.proc.pid
+    ctx = QueryContext(now=datetime.now(UTC))
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        run, _ = await run_source(ha_source, "when did the front door last open", ctx, timeout=1.5)
+        assert run.status == "timeout"
+        assert run.error == "ha did not answer within 1.5 s"
+        cached, answer = await run_source(ha_source, "is the garage door open", ctx, timeout=1.5)
+        assert cached.status == "ok"
+        assert answer is not None and "Garage Door is" in answer.answer
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    run, answer = await run_source(ha_source, "when did the front door last open", ctx, timeout=10)
+    assert run.status == "ok", run.error
+    assert answer is not None and answer.answer.startswith("Front Door ")
