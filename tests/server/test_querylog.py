@@ -170,10 +170,16 @@ async def test_filters(make_client: Client) -> None:
     assert await queries(f"since={now - 2.5 * 3600}&until={now - 1800}&surface=ui") == [
         "garage door"
     ]
+    # One conversation's questions (e.g. an Assist dialogue).
+    followup = result("and the day after?", "forecast")
+    followup.conversation_id = "01JD-assist-7"
+    log.record(followup, surface="integration", at=now)
+    assert await queries("conversation_id=01JD-assist-7") == ["and the day after?"]
+    log.record(result("unrelated", "web"), surface="rest", at=now)
     # Filters and paging together.
-    page = await get(client, "/api/queries?status=answered&limit=2")
-    assert page["total"] == 3 and page["next_cursor"]
-    rest = await get(client, f"/api/queries?status=answered&limit=2&cursor={page['next_cursor']}")
+    page = await get(client, "/api/queries?status=answered&limit=4")
+    assert page["total"] == 5 and page["next_cursor"]
+    rest = await get(client, f"/api/queries?status=answered&limit=4&cursor={page['next_cursor']}")
     assert [q["query"] for q in rest["queries"]] == ["Weather tomorrow?"]
 
 
@@ -195,6 +201,7 @@ async def test_filters(make_client: Client) -> None:
         ("until=2025-13-45", "ISO 8601"),
         ("sort=asc", "unknown query parameter 'sort'"),
         ("q=" + "x" * 501, "longer than 500"),
+        ("conversation_id=" + "c" * 201, "longer than 200"),
     ],
 )
 async def test_bad_parameters_are_400(make_client: Client, qs: str, needle: str) -> None:

@@ -102,13 +102,14 @@ class QueryFilter:
     since: float | None = None
     until: float | None = None
     text: str | None = None
+    conversation_id: str | None = None
 
     @classmethod
     def from_query(cls, params: Any) -> QueryFilter:
         """Parse URL query parameters; raise InvalidArgument naming the bad one."""
         out = cls()
         known = {"limit", "cursor", "source", "fallback", "status", "failed", "surface"}
-        known |= {"since", "until", "q"}
+        known |= {"since", "until", "q", "conversation_id"}
         unknown = sorted(set(params) - known)
         if unknown:
             raise InvalidArgument(
@@ -141,6 +142,10 @@ class QueryFilter:
             out.since = _time_param("since", params["since"])
         if params.get("until"):
             out.until = _time_param("until", params["until"])
+        conversation = params.get("conversation_id", "").strip()
+        if len(conversation) > 200:
+            raise InvalidArgument("conversation_id is longer than 200 characters")
+        out.conversation_id = conversation or None
         text = params.get("q", "").strip()
         if len(text) > 500:
             raise InvalidArgument("q is longer than 500 characters")
@@ -426,6 +431,9 @@ class QueryLog:
         if flt.surface:
             where.append("surface = ?")
             args.append(flt.surface)
+        if flt.conversation_id:
+            where.append("conversation_id = ?")
+            args.append(flt.conversation_id)
         if flt.since is not None:
             where.append("ts >= ?")
             args.append(flt.since)

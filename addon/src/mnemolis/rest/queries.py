@@ -22,6 +22,7 @@ _FILTERS = {
     "since": "ISO 8601 time or unix seconds (inclusive)",
     "until": "ISO 8601 time or unix seconds (exclusive)",
     "q": "Text the question contains (case-insensitive)",
+    "conversation_id": "Only the questions of this conversation (e.g. one Assist dialogue)",
 }
 
 
