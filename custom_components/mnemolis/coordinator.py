@@ -49,7 +49,7 @@ class MnemolisCoordinator(DataUpdateCoordinator[MnemolisStats]):
             hass,
             LOGGER,
             config_entry=entry,
-            name=f"Mnemolis {entry.title}",
+            name=entry.title,
             update_interval=SCAN_INTERVAL,
         )
         self.client = client

@@ -38,10 +38,9 @@ class MnemolisEntity(CoordinatorEntity[MnemolisCoordinator]):
         self,
         coordinator: MnemolisCoordinator,
         description: EntityDescription,
-        key: str | None = None,
     ) -> None:
         super().__init__(coordinator)
         entry = coordinator.config_entry
         self.entity_description = description
-        self._attr_unique_id = f"{device_identifier(entry)}_{key or description.key}"
+        self._attr_unique_id = f"{device_identifier(entry)}_{description.key}"
         self._attr_device_info = device_info(entry, coordinator.data.version)
