@@ -180,3 +180,17 @@ async def test_reindex_button(
         "button", "press", {"entity_id": "button.mnemolis_reindex_documents"}, blocking=True
     )
     assert server.reindexed == ["mnemolis-docs", "manuals"]
+
+
+async def test_key_revoked_while_polling_starts_reauth(
+    hass: HomeAssistant, server: FakeMnemolis, keyed_entry: MockConfigEntry
+) -> None:
+    """A key rotated on the server: the next poll opens re-authentication."""
+    keyed_entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(keyed_entry.entry_id)
+    await hass.async_block_till_done()
+    server.api_key = "rotated"
+    await _tick(hass)
+    flows = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert [f["context"]["source"] for f in flows] == ["reauth"]
+    assert hass.states.get("sensor.mnemolis_queries").state == STATE_UNAVAILABLE
