@@ -177,6 +177,12 @@ class SessionStore:
         session = McpSession(self.server, route_responses=route_responses)
         session.owner = owner
         self._sessions[session.id] = session
+        _LOGGER.debug(
+            "MCP session %s opened (%s); %d open",
+            session.id[:8],
+            "streamable" if route_responses else "sse",
+            len(self._sessions),
+        )
         return session
 
     def get(self, session_id: str, owner: str | None = None) -> McpSession | None:
@@ -198,6 +204,7 @@ class SessionStore:
         if session is None:
             return False
         await session.close()
+        _LOGGER.debug("MCP session %s closed; %d open", session_id[:8], len(self._sessions))
         return True
 
     def start(self) -> None:
