@@ -236,3 +236,29 @@ async def test_real_model_speed_and_tokens(make_client: Client, chat_model: Any)
     assert value(after, "mnemolis_llm_tokens_per_second") > 0
     chat = {"method": "POST", "route": "/v1/chat/completions", "status": "200"}
     assert value(after, "mnemolis_http_requests_total", **chat) == 1
+
+
+async def test_index_sizes_per_database_and_memories(make_client: Client, tmp_path: Any) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Boiler\nBleed the radiators in October.\n", encoding="utf-8")
+    (folder / "b.txt").write_text("Guest wifi is Meadow-Guest.\n", encoding="utf-8")
+    (folder / "c.pdf").write_bytes(b"%PDF-1.7\n\x00 not a pdf")
+    client = await make_client(rag={"roots": [str(tmp_path)], "watch": False})
+    resp = await client.post("/api/rag", json={"name": "notes", "path": str(folder)})
+    assert resp.status == 201, await resp.text()
+    store = core_of(client).services["knowledge"]
+    await asyncio.wait_for(store.wait_idle(), 60)
+    for content in ("spare key under the pot", "bins on Tuesday"):
+        assert (await client.post("/api/memories", json={"content": content})).status == 201
+    samples = await scrape(client)
+    assert value(samples, "mnemolis_rag_files_indexed", db="notes") == 2
+    assert value(samples, "mnemolis_rag_files_failed", db="notes") == 1
+    assert value(samples, "mnemolis_rag_chunks", db="notes") >= 2
+    assert value(samples, "mnemolis_memories") == 2
+    stats = await (await client.get("/api/stats")).json()
+    assert value(samples, "mnemolis_documents_indexed") == stats["documents_indexed"]
+    # A removed database leaves the scrape.
+    assert (await client.delete("/api/rag/notes")).status == 200
+    samples = await scrape(client)
+    assert ("mnemolis_rag_files_indexed", frozenset({("db", "notes")})) not in samples

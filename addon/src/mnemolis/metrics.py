@@ -7,6 +7,7 @@ different URLs or questions arrive.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,8 @@ from .settings import SOURCE_NAMES
 if TYPE_CHECKING:
     from .core import Mnemolis
     from .models import SearchResult
+
+_LOGGER = logging.getLogger(__name__)
 
 # ``*_created`` series double every counter for no use on a dashboard.
 disable_created_metrics()  # type: ignore[no-untyped-call]
@@ -198,6 +201,22 @@ class Metrics:
             ["source"],
             registry=reg,
         )
+        self.rag_files = Gauge(
+            "mnemolis_rag_files_indexed",
+            "Files indexed per document database",
+            ["db"],
+            registry=reg,
+        )
+        self.rag_failed = Gauge(
+            "mnemolis_rag_files_failed",
+            "Files that failed to index, per database",
+            ["db"],
+            registry=reg,
+        )
+        self.rag_chunks = Gauge(
+            "mnemolis_rag_chunks", "Searchable chunks per document database", ["db"], registry=reg
+        )
+        self.memories = Gauge("mnemolis_memories", "Memories stored", registry=reg)
         reg.register(_LiveCollector(core))
         ProcessCollector(registry=reg)
         PlatformCollector(registry=reg)
@@ -239,4 +258,32 @@ class Metrics:
             name = source["name"]
             self.source_configured.labels(name).set(1 if source["configured"] else 0)
             self.source_healthy.labels(name).set(1 if source["healthy"] else 0)
+        await self._refresh_knowledge()
         return generate_latest(self.registry)
+
+    async def _refresh_knowledge(self) -> None:
+        """Index sizes per database and the memory count, when the store is there."""
+        store = self.core.services.get("knowledge")
+        for gauge in (self.rag_files, self.rag_failed, self.rag_chunks):
+            gauge.clear()  # removed databases disappear from the scrape
+        if store is None:
+            return
+        try:
+            statuses = await store.all_status()
+            _, total = await store.list_memories(limit=1)
+        except Exception:
+            _LOGGER.debug("metrics: knowledge store not readable", exc_info=True)
+            return
+        for status in statuses:
+            db = str(status.get("db", ""))
+            for gauge, key in (
+                (self.rag_files, "files_indexed"),
+                (self.rag_failed, "files_failed"),
+                (self.rag_chunks, "chunks"),
+            ):
+                value = _number(status.get(key))
+                if db and value is not None:
+                    gauge.labels(db).set(value)
+        count = _number(total)
+        if count is not None:
+            self.memories.set(count)
