@@ -180,3 +180,25 @@ def decompose(question: str, sources_of: SourcesOf) -> list[str]:
     if len(merged) > MAX_PARTS:
         merged = [*merged[: MAX_PARTS - 1], " ".join(merged[MAX_PARTS - 1 :])]
     return merged
+
+
+_NAME = re.compile(r"(?<!^)\b([A-Z][a-z][\w'-]*(?:\s+(?:[A-Z][a-z][\w'-]*|de|van|von|da))*)")
+_PRONOUN = re.compile(r"\b(he|she|him|they|them|his|her|hers|their|theirs)\b", re.IGNORECASE)
+_POSSESSIVE = frozenset({"his", "their", "theirs", "hers"})
+
+
+def carry_subject(parts: list[str]) -> list[str]:
+    """ "Who was Ada Lovelace and when did she die?": the second part asks about Ada Lovelace."""
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if i and _PRONOUN.search(part):
+            names = _NAME.findall(out[i - 1])
+            if len(names) == 1:  # exactly one person named: no guessing between two
+                name = names[0].strip()
+                part = _PRONOUN.sub(lambda m, n=name: _replace(m, n), part, count=1)
+        out.append(part)
+    return out
+
+
+def _replace(match: re.Match[str], name: str) -> str:
+    return f"{name}'s" if match.group(1).lower() in _POSSESSIVE else name

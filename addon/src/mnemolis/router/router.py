@@ -26,7 +26,7 @@ from ..sources.base import QueryContext
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
-from .decompose import decompose
+from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
 from .signals import DynamicVocabulary, Scores, describe, score
 from .spoken import spoken_form
@@ -273,7 +273,7 @@ class Router:
             else:
                 part.reason = f"{prefix}: {part.reason}"
             return Plan(query, condition, [part], follow_of)
-        pieces = decompose(body, self._strong)
+        pieces = carry_subject(decompose(body, self._strong))
         if source != "auto":
             parts = [PartPlan(p, [source], "requested", "explicit") for p in pieces]
         else:
