@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp.types import LATEST_PROTOCOL_VERSION
+from pydantic import BaseModel
+
+from mnemolis.tools import TOOLS, Tool, ToolResult
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 JSON = {"Content-Type": "application/json"}
@@ -533,3 +536,43 @@ async def test_sessions_belong_to_the_key_that_opened_them(
     )
     assert posted.status == 404
     stream.close()
+
+
+class _Wait(BaseModel):
+    seconds: float = 30
+
+
+@pytest.fixture
+def slow_tool() -> Iterator[asyncio.Event]:
+    """A tool that blocks until released: a request still in flight."""
+    started = asyncio.Event()
+
+    async def handler(_core: Any, args: _Wait) -> ToolResult:
+        started.set()
+        await asyncio.sleep(args.seconds)
+        return ToolResult(text="done")
+
+    TOOLS["wait_a_while"] = Tool(
+        name="wait_a_while",
+        title="Wait",
+        description="Sleeps.",
+        input_model=_Wait,
+        handler=handler,
+    )
+    yield started
+    TOOLS.pop("wait_a_while", None)
+
+
+async def test_ending_a_session_answers_its_pending_requests(
+    client: TestClient[Any, Any], slow_tool: asyncio.Event
+) -> None:
+    sess = await initialize(client)
+    call = rpc("tools/call", {"name": "wait_a_while", "arguments": {}}, id=42)
+    pending = asyncio.create_task(client.post("/mcp", json=call, headers=sess))
+    await asyncio.wait_for(slow_tool.wait(), 10)
+    assert (await client.delete("/mcp", headers=sess)).status == 204
+    resp = await asyncio.wait_for(pending, 10)
+    body = await resp.json()
+    assert body["id"] == 42
+    assert body["error"]["code"] == -32603
+    assert "session was closed" in body["error"]["message"]
