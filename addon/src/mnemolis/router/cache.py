@@ -119,6 +119,8 @@ class AnswerCache:
         run, answer = task.result()
         if run.status != "ok" or answer is None or answer.empty:
             return  # failures, timeouts and empty answers are never cached
+        if answer.data.get("partial"):
+            return  # nor answers a source gave while part of its backend failed
         self._entries[key] = _Entry(self.clock() + ttl, answer)
         self._entries.move_to_end(key)
         while len(self._entries) > self.max_entries:

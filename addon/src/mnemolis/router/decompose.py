@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -188,17 +189,17 @@ _POSSESSIVE = frozenset({"his", "their", "theirs", "hers"})
 
 
 def carry_subject(parts: list[str]) -> list[str]:
-    """ "Who was Ada Lovelace and when did she die?": the second part asks about Ada Lovelace."""
+    """Give a later part's pronoun the one name of the part before it (no guessing)."""
     out: list[str] = []
     for i, part in enumerate(parts):
         if i and _PRONOUN.search(part):
             names = _NAME.findall(out[i - 1])
             if len(names) == 1:  # exactly one person named: no guessing between two
                 name = names[0].strip()
-                part = _PRONOUN.sub(lambda m, n=name: _replace(m, n), part, count=1)
+                part = _PRONOUN.sub(functools.partial(_replace, name=name), part, count=1)
         out.append(part)
     return out
 
 
-def _replace(match: re.Match[str], name: str) -> str:
+def _replace(match: re.Match[str], *, name: str) -> str:
     return f"{name}'s" if match.group(1).lower() in _POSSESSIVE else name
