@@ -151,8 +151,19 @@ def parse_condition(question: str) -> ConditionPlan | None:
     return None
 
 
+_ASK_VERBS = frozenset(
+    {"tell", "let", "notify", "alert", "warn", "ping", "remind", "message", "text", "email"}
+)
+
+
 def _asks_whether(before: list[str]) -> bool:
-    return len(before) >= 2 and before[-2:] in (["tell", "me"], ["find", "out"], ["let", "me"])
+    """ "tell me if", "notify me if", "find out if": a request, not a condition."""
+    if len(before) < 2:
+        return False
+    return (before[-1] in ("me", "us") and before[-2] in _ASK_VERBS) or before[-2:] == [
+        "find",
+        "out",
+    ]
 
 
 def _leading_ok(keyword: str, cond: str) -> bool:
