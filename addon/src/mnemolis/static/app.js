@@ -656,7 +656,7 @@
   function renderMemory(mem) {
     const card = el("div", { class: "item", "data-memory": mem.id });
     const status = el("div", { class: "result-box", "aria-live": "polite" });
-    const view = () => {
+    const view = ({ focusEdit = false } = {}) => {
       clear(card);
       const quick = statusSelect(`mem-st-${mem.id}`, mem.status);
       quick.addEventListener("change", async () => {
@@ -690,6 +690,7 @@
         el("div", { class: "actions" },
           el("label", { for: quick.id, class: "visually-hidden", text: "Status" }), quick, edit, del),
         status);
+      if (focusEdit) edit.focus();
     };
     const editor = () => {
       clear(card);
@@ -702,7 +703,7 @@
       tags.value = (mem.tags || []).join(", ");
       const st = statusSelect(sid, mem.status);
       const save = el("button", { type: "submit", text: "Save" });
-      const cancel = el("button", { type: "button", class: "secondary", text: "Cancel", onclick: () => view() });
+      const cancel = el("button", { type: "button", class: "secondary", text: "Cancel", onclick: () => view({ focusEdit: true }) });
       const form = el("form", { novalidate: true },
         el("div", { class: "field" }, el("label", { for: cid, text: "Content" }), content),
         el("div", { class: "row" },
@@ -717,16 +718,15 @@
             content: content.value, tags: tags.value.split(",").map((t) => t.trim()).filter(Boolean), status: st.value,
           });
           Object.assign(mem, (updated && updated.memory) || updated || {});
-          view();
+          view({ focusEdit: true });
           clear(status).append(el("p", { class: "muted", text: "Saved." }));
-          card.querySelector(".content").focus?.();
         } catch (err) {
           showError(status, err, "Saving failed");
         } finally {
           setBusy(save, false);
         }
       });
-      form.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.preventDefault(); view(); } });
+      form.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.preventDefault(); view({ focusEdit: true }); } });
       card.append(form);
       content.focus();
     };
