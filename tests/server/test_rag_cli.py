@@ -105,3 +105,35 @@ async def test_stdio_mcp_opens_databases_and_skips_broken_ones(tmp_path: Path) -
         missing = await session.call_tool("search_rag", {"db": "cellar", "q": "x"})
         assert missing.isError
         assert missing.content[0].text == 'invalid argument: "cellar" not exist'  # type: ignore[union-attr]
+
+
+async def test_stdio_memory_and_context_tools_validate(tmp_path: Path) -> None:
+    """The official client checks structuredContent against each tool's outputSchema."""
+    roots = tmp_path / "roots"
+    data = tmp_path / "data"
+    docs = write_docs(roots / "house")
+    assert rag(data, roots, "add", "house", str(docs)).returncode == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(roots)])
+    params = StdioServerParameters(
+        command=str(SERVER_BIN), args=["mcp", "--data-dir", str(data)], env=env
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        stored = await session.call_tool(
+            "remember", {"content": "The boiler pressure should be 1.2 bar", "tags": ["boiler"]}
+        )
+        assert not stored.isError and stored.structuredContent is not None
+        recalled = await session.call_tool("recall", {"query": "boiler pressure"})
+        assert not recalled.isError and recalled.structuredContent is not None
+        assert recalled.structuredContent["results"][0]["id"] == stored.structuredContent["id"]
+        pack = await session.call_tool("context_pack", {"query": "boiler", "budget_chars": 500})
+        assert not pack.isError and pack.structuredContent is not None
+        assert {p["kind"] for p in pack.structuredContent["pieces"]} == {"memory", "document"}
+        bundle = await session.call_tool(
+            "source_bundle", {"sources": [str(docs.resolve() / "boiler.html")]}
+        )
+        assert not bundle.isError and bundle.structuredContent is not None
+        assert "red button" in bundle.structuredContent["files"][0]["text"]
+        empty = await session.call_tool("search_rag", {"db": "house", "q": "zzqqxx"})
+        assert not empty.isError and empty.structuredContent == {}
