@@ -305,3 +305,23 @@ async def test_server_stops_cleanly_with_open_streams(
         legacy.close()
         stream.close()
     assert "Traceback" not in server.logs()
+
+
+def test_stdio_start_failure_is_one_line_on_stderr(tmp_path: Path) -> None:
+    """A data dir that cannot be created: exit 2, a clear line on stderr, stdout untouched."""
+    import subprocess
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    proc = subprocess.run(
+        [str(SERVER_BIN), "mcp", "--data-dir", str(blocker / "data")],
+        input="",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "data_dir" in proc.stderr and "Traceback" not in proc.stderr
