@@ -527,6 +527,7 @@
         await api("DELETE", `api/rag/${encodeURIComponent(name)}`);
         $("db-status").textContent = `${name} removed.`;
         await loadDbs();
+        $("db-status").focus();
       } catch (err) {
         showError(status, err, `Removing ${name} failed`);
       }
@@ -678,6 +679,7 @@
           await api("DELETE", `api/memories/${encodeURIComponent(mem.id)}`);
           card.remove();
           $("mem-status-line").textContent = "Memory deleted.";
+          $("mem-status-line").focus();
         } catch (err) {
           showError(status, err, "Deleting failed");
         }
