@@ -116,6 +116,7 @@ class KnowledgeStore:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._registry_mtime = 0
         self._closed = False
+        self._memories_embedded: set[str] = set()
         self.watching = False
 
     # --- lifecycle -----------------------------------------------------------
@@ -288,6 +289,7 @@ class KnowledgeStore:
             if self.memories.problem:
                 return
             embedder = current_embedder(self.services)
+            self._memories_embedded.add(embedder.name)
             while not self._stop.is_set():
                 todo = self.memories.missing_vectors(embedder.name)
                 if not todo:
@@ -734,6 +736,10 @@ class KnowledgeStore:
             )
         if chosen in ("semantic", "hybrid"):
             vec, name = await self._memory_vec(text)
+            if name not in self._memories_embedded:
+                # First search with this model: embed older memories in the background.
+                self._memories_embedded.add(name)
+                self._submit_memory_vectors()
             if vec is not None:
                 floor = float(getattr(current_embedder(self.services), "min_similarity", 0.0))
                 found = await asyncio.to_thread(

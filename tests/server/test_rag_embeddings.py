@@ -1,0 +1,62 @@
+"""Semantic search with the real local embedding model (all-MiniLM-L6-v2 GGUF via llama.cpp)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .knowledge_helpers import core_of, sources_of, store_of, wait_for, write_docs
+
+Client = Callable[..., Any]
+
+
+async def test_model_embeddings_find_meaning_not_words(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    docs = write_docs(tmp_path / "roots" / "house")
+    client = await make_client(
+        rag={"roots": [str(tmp_path / "roots")], "watch": False},
+        llm={"embedding_model": str(embedding_model)},
+    )
+    resp = await client.post("/api/rag", json={"name": "house", "path": str(docs)})
+    assert resp.status == 201
+    # Written before the model is ready: embedded with the fallback first.
+    resp = await client.post("/api/memories", json={"content": "The cat eats twice a day"})
+    assert resp.status == 201
+    store = store_of(client)
+    core = core_of(client)
+
+    async def model_published() -> bool:
+        return core.services.get("embedder") is not None
+
+    await wait_for(model_published, 180, "embedding model loaded and published")
+    name = core.services["embedder"].name
+    question = "how can I restart the furnace?"  # shares no word with the boiler manual
+    assert await store.search_rag("house", question, 5, "keyword") == {}
+    await store.search_rag("house", question, 5, "semantic")  # a model change: re-embed
+
+    async def reembedded() -> bool:
+        await store.wait_idle()
+        status = await store.status("house")
+        emb = status["embedder"]
+        return bool(emb["name"] == name and emb["vectors"] == status["chunks"])
+
+    await wait_for(reembedded, 180, "database re-embedded with the model")
+    status = await store.status("house")
+    assert status["embedder"]["dim"] == 384
+    found = await store.search_rag("house", question, 3, "semantic")
+    assert sources_of(found)[0] == "boiler.html", found
+    hybrid = await store.search_rag("house", question, 3, "hybrid")
+    assert sources_of(hybrid)[0] == "boiler.html"
+    # Memories move to the model too (older ones re-embedded in the background).
+    resp = await client.post("/api/memories", json={"content": "Recycling goes out on Mondays"})
+    assert resp.status == 201
+    body = {"query": "feeding schedule for my kitten", "mode": "semantic", "format": "envelope"}
+
+    async def cat_found() -> bool:
+        await store.wait_idle()
+        env = await (await client.post("/api/memories/search", json=body)).json()
+        return bool(env["results"]) and env["results"][0]["content"] == "The cat eats twice a day"
+
+    await wait_for(cat_found, 60, "older memory re-embedded and found by meaning")
