@@ -301,6 +301,32 @@ async def test_store_text_false_never_writes_the_question(
     assert secret.encode() not in raw
 
 
+async def test_switching_store_text_off_scrubs_earlier_questions(tmp_path: Path) -> None:
+    path = tmp_path / "querylog.db"
+    words = "when does Bob leave for the airport"
+    log = QueryLog(path, QueryLogSettings(store_text=True))
+    log.open()
+    for i in range(30):
+        log.record(result(f"{words} {i}", "ha", condition=f"if {words}"), surface="rest")
+    await log.close()
+    assert words.encode() in b"".join(p.read_bytes() for p in tmp_path.glob("querylog.db*"))
+
+    private = QueryLog(path, QueryLogSettings(store_text=False))
+    private.open()
+    try:
+        page = await private.list(QueryFilter(limit=200))
+        assert page["total"] == 30
+        assert {q["query"] for q in page["queries"]} == {HIDDEN_TEXT}
+        assert all(not q["text_stored"] for q in page["queries"])
+        assert all(q["trace"]["condition"]["text"] == HIDDEN_TEXT for q in page["queries"])
+        assert all(q["trace"]["sources"][0]["status"] == "ok" for q in page["queries"])
+    finally:
+        await private.close()
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("querylog.db*"))
+    assert words.encode() not in raw
+    assert b"airport" not in raw
+
+
 async def test_log_that_cannot_open_does_not_stop_questions(
     make_client: Client, make_settings: Callable[..., Any]
 ) -> None:

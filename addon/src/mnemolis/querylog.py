@@ -257,6 +257,8 @@ class QueryLog:
                 conn.executescript(_SCHEMA)
                 self._prune(conn)
                 conn.commit()
+                if not self.settings.store_text:
+                    self._scrub(conn)
             finally:
                 conn.close()
             self._reader = self._connect(check_same_thread=False)
@@ -282,11 +284,41 @@ class QueryLog:
                 self._reader.close()
             self._reader = None
 
+    def _scrub(self, conn: sqlite3.Connection) -> None:
+        """store_text was switched off: remove the words of questions logged before."""
+        rows = conn.execute(
+            "SELECT q.id, t.trace FROM queries q LEFT JOIN traces t ON t.id = q.id"
+            " WHERE q.text_stored = 1"
+        ).fetchall()
+        if not rows:
+            return
+        with conn:
+            for entry_id, raw in rows:
+                try:
+                    trace = _redact_trace(json.loads(raw or "{}"))
+                except ValueError:
+                    trace = {}
+                conn.execute(
+                    "UPDATE traces SET trace = ? WHERE id = ?",
+                    (json.dumps(trace, ensure_ascii=False), entry_id),
+                )
+            conn.execute(
+                "UPDATE queries SET query = ?, text_stored = 0 WHERE text_stored = 1",
+                (HIDDEN_TEXT,),
+            )
+        # Old pages must not keep the words: checkpoint the WAL and rewrite the file.
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        _LOGGER.info("query log: removed the text of %d earlier questions", len(rows))
+
     def _connect(self, *, check_same_thread: bool = True) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=10, check_same_thread=check_same_thread)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+        if not self.settings.store_text:
+            # Deleted rows (retention) are zeroed on disk, not just unlinked.
+            conn.execute("PRAGMA secure_delete=ON")
         return conn
 
     # --- writing -------------------------------------------------------------
