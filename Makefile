@@ -96,3 +96,9 @@ docs: $(SV)/.stamp
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .coverage
+
+# Longer fault/fuzz runs than CI's bounded ones.
+soak: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
+	MNEMOLIS_HA_VENV=$(abspath $(HV)) MNEMOLIS_FUZZ_EXAMPLES=2000 MNEMOLIS_SOAK=1 \
+		MNEMOLIS_CRASH_ROUNDS=60 $(SPY) -m pytest tests/server/test_fuzz_api.py \
+		tests/server/test_faults.py tests/server/test_data_safety.py -q $(PYTEST_ARGS)

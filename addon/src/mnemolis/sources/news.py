@@ -451,6 +451,7 @@ class NewsSource(HttpSource):
         data: dict[str, Any] = {
             "feeds": [s.to_dict() for s in self._states()],
             "feed_errors": errors,
+            "partial": bool(errors),  # stale items while a feed failed: not cached
             "terms": terms,
             "feeds_named": named,
             "mode": "topic" if terms else "latest",
