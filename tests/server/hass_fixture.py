@@ -16,8 +16,9 @@ access token, areas, aliases and area assignments. It yields a ``HassCore``:
   for the ``device_tracker.*_phone`` trackers that drive the persons).
 * ``remove_state(entity_id)``: DELETE /api/states/<id>.
 * ``get_state(entity_id)``: GET /api/states/<id> (dict or None).
-* ``history_states(entity_id, start)``: how many states the recorder holds
-  since start (wait on it before asking history questions).
+* ``history(entity_id, start)`` / ``history_states(entity_id, start)``: the
+  states the recorder holds since start / how many (wait on them before
+  asking history questions: the recorder writes from its own thread).
 * ``ws_command(message)``: one websocket command as admin, returns result.
 * ``restart()``: stop and start the same config on the same port, wait
   until HA is running again (for reconnect tests).
@@ -400,11 +401,15 @@ class HassCore:
         """Delete a state written with set_state (DELETE /api/states/<id>)."""
         self._http("DELETE", f"/api/states/{entity_id}")
 
-    def history_states(self, entity_id: str, start: datetime) -> int:
-        """How many recorded states the entity has since start (GET /api/history/period)."""
+    def history(self, entity_id: str, start: datetime) -> list[str]:
+        """The recorded states since start, oldest first (GET /api/history/period)."""
         path = f"/api/history/period/{urllib.request.quote(start.isoformat())}"
         rows = self._http("GET", f"{path}?filter_entity_id={entity_id}&minimal_response")
-        return len(rows[0]) if rows else 0
+        return [str(row["state"]) for row in rows[0]] if rows else []
+
+    def history_states(self, entity_id: str, start: datetime) -> int:
+        """How many recorded states the entity has since start."""
+        return len(self.history(entity_id, start))
 
     def get_state(self, entity_id: str) -> dict[str, Any] | None:
         """The entity's current state object, or None."""

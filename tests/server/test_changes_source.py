@@ -119,6 +119,8 @@ async def test_while_bob_was_away(changes: ChangesSource, hass_core: HassCore) -
         back["last_changed"]
     )
     assert "Front Door was open and back to closed" in answer.answer
+    # Bob's phone says the same as Bob: reported once, as the person.
+    assert "bob phone" not in answer.answer.lower()
 
 
 async def test_snapshots_of_forecast_and_monitors(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -139,8 +139,10 @@ async def test_when_did_the_front_door_last_open(ha: HASource, hass_core: HassCo
     hass_core.turn_off("input_boolean.front_door_contact")
     await wait_for(state_is(ha, "binary_sensor.front_door", "off"))
     # The recorder writes from its own thread: wait until history has the "on" row.
-    start = datetime.fromisoformat(opened_at)
-    await wait_for(lambda: hass_core.history_states("binary_sensor.front_door", start) >= 2)
+    start = datetime.fromisoformat(opened_at) - timedelta(seconds=1)
+    await wait_for(
+        lambda: hass_core.history("binary_sensor.front_door", start)[-2:] == ["on", "off"]
+    )
     local = datetime.fromisoformat(opened_at).astimezone(hass_core.time_zone)
     for question in ("When did the front door last open?", "when was the entrance last opened"):
         answer = await ha.query(question, ctx())
@@ -232,3 +234,18 @@ async def test_cache_matches_rest_states_after_diffs(ha: HASource, hass_core: Ha
         theirs = hass_core.get_state(entity_id)
         assert theirs is not None
         _states_equal(ha.client.states[entity_id], theirs)
+
+
+async def test_measurement_everywhere_and_commands_are_not_obeyed(
+    ha: HASource, hass_core: HassCore
+) -> None:
+    answer = await ha.query("What's the temperature?", ctx())
+    refs = {e.ref for e in answer.evidence}
+    assert refs == {"sensor.living_room_temperature", "sensor.outdoor_temperature"}
+    assert "Outdoor Temperature is 12.3 °C" in answer.answer
+    hass_core.turn_off("input_boolean.kitchen_ceiling_power")
+    await wait_for(state_is(ha, "light.kitchen_ceiling", "off"))
+    answer = await ha.query("turn on the kitchen ceiling", ctx())
+    assert answer.answer.startswith("I only read Home Assistant; I don't control devices.")
+    assert "Kitchen Ceiling is off" in answer.answer
+    assert hass_core.get_state("light.kitchen_ceiling")["state"] == "off"  # type: ignore[index]

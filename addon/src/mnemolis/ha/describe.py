@@ -52,6 +52,8 @@ def state_word(state: dict[str, Any]) -> str:
         return on if raw == "on" else off if raw == "off" else raw
     if domain in ("person", "device_tracker"):
         return STATE_WORDS.get(raw, raw)
+    if domain == "zone" and raw.isdigit():
+        return f"{raw} {'person' if raw == '1' else 'people'} there"
     if domain == "climate":
         current = attrs.get("current_temperature")
         target = attrs.get("temperature")

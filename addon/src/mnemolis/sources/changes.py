@@ -386,13 +386,20 @@ class ChangesSource(Source):
             entries = await self._history_as_logbook(client, window)
         per_entity: dict[str, list[tuple[datetime, str]]] = {}
         events: list[Change] = []
+        # A person's trackers repeat what the person entity already says.
+        tracked = {
+            str(tracker)
+            for eid, state in client.states.items()
+            if eid.startswith("person.")
+            for tracker in (state.get("attributes") or {}).get("device_trackers") or []
+        }
         for entry in entries:
             moment = parse_time(entry.get("when"))
             if moment is None:
                 continue
             entity_id = entry.get("entity_id")
             if entity_id and "state" in entry:
-                if _hidden(client, str(entity_id)):
+                if _hidden(client, str(entity_id)) or entity_id in tracked:
                     continue
                 per_entity.setdefault(str(entity_id), []).append((moment, str(entry["state"])))
             elif entry.get("message"):

@@ -530,7 +530,12 @@ class ForecastSource(Source):
                 )
                 lead = f"Yes, {what} is likely on {joined}. "
             else:
-                lead = f"No {what} is expected between {days[0]:%A} and {days[1]:%A}. "
+                span = (
+                    f"on {days[0]:%A}"
+                    if days[0] == days[1]
+                    else (f"between {days[0]:%A} and {days[1]:%A}")
+                )
+                lead = f"No {what} is expected {span}. "
         evidence = [
             self._evidence(fc, f"Forecast for {line.split(':')[0]}", line, r["datetime"])
             for r, line in zip(rows, lines, strict=True)
@@ -561,6 +566,12 @@ class ForecastSource(Source):
         label = f"{'This' if day == local_now.date() else day.strftime('%A')} {name}"
         if name == "tonight":
             label = "Tonight"
+        if not rows and end <= local_now:
+            return SourceAnswer(
+                source=self.name,
+                answer=f"{label} is already over (it is {local_now:%H:%M} now).",
+                data={"hours": []},
+            )
         if not rows:
             return SourceAnswer(
                 source=self.name,

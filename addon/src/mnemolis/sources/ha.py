@@ -67,6 +67,9 @@ _HISTORY = re.compile(
     r"\bsince when\b",
     re.IGNORECASE,
 )
+_COMMAND = re.compile(
+    r"^\s*(?:please\s+)?(?:turn|switch|open|close|lock|unlock|set|start|stop|dim)\b", re.I
+)
 _LISTING = re.compile(
     r"\b(which|what|any|list|how many|are (?:there )?(?:any|all))\b", re.IGNORECASE
 )
@@ -166,18 +169,20 @@ class HASource(Source):
         if _PRESENCE.search(question):
             return self._presence(client, tz, now)
         if _HISTORY.search(question):
-            answer = await self._history(client, question, tz, now)
-            if answer is not None:
-                return answer
+            past = await self._history(client, question, tz, now)
+            if past is not None:
+                return past
         matches = client.match_entities(question, limit=5)
         # "is the garage door open": a named entity wins over "doors in the Garage".
         named = bool(matches) and matches[0].score >= 90 and matches[0].matched_on != "area"
-        if named and not _LISTING.search(question):
-            return self._states(client, matches, question, tz, now)
-        listing = self._listing(client, question, tz, now)
-        if listing is not None:
-            return listing
-        return self._states(client, matches, question, tz, now)
+        answer: SourceAnswer | None = None
+        if not named or _LISTING.search(question):
+            answer = self._listing(client, question, matches, tz, now)
+        if answer is None:
+            answer = self._states(client, matches, question, tz, now)
+        if _COMMAND.search(question) and not answer.empty:
+            answer.answer = f"I only read Home Assistant; I don't control devices. {answer.answer}"
+        return answer
 
     def _evidence(
         self, client: HAClient, state: dict[str, Any], score: float, text: str
@@ -252,7 +257,12 @@ class HASource(Source):
         )
 
     def _listing(
-        self, client: HAClient, question: str, tz: tzinfo, now: datetime
+        self,
+        client: HAClient,
+        question: str,
+        matches: list[EntityMatch],
+        tz: tzinfo,
+        now: datetime,
     ) -> SourceAnswer | None:
         lowered = question.lower()
         kind = next(
@@ -265,7 +275,8 @@ class HASource(Source):
         areas = client.match_areas(question)
         if kind is None and measurement is None:
             return None
-        if measurement is not None and not areas:
+        named = bool(matches) and matches[0].score >= 90 and matches[0].matched_on != "area"
+        if measurement is not None and not areas and named:
             return None  # "outdoor temperature": a name, answered by _states
         if kind is not None and not areas and not _LISTING.search(question):
             return None
