@@ -463,6 +463,16 @@ def test_phone_and_dark_mode(
     expect(page.locator("#log-rows tr")).to_have_count(1)
     audit(page)
     shot(page, "log-phone-dark")
+    page.get_by_role("tab", name="Sources").click()
+    expect(page.locator('[data-source="web"]')).to_contain_text("healthy")
+    page.get_by_role("tab", name="Knowledge").click()
+    expect(page.locator('[data-db="mnemolis-docs"]')).to_contain_text("Files indexed")
+    for name in ("Ask", "Sources", "Knowledge", "Log"):
+        page.get_by_role("tab", name=name).click()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+        audit(page)
+    page.get_by_role("tab", name="Knowledge").click()
+    shot(page, "knowledge-phone-dark")
     assert problems == []
     page.context.close()
 

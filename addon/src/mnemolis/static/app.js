@@ -548,7 +548,7 @@
     const out = el("div", { class: "result-box", "aria-live": "polite" });
     const form = el("form", { class: "row db-search", role: "search", novalidate: true },
       el("div", { class: "field grow" }, el("label", { for: id, text: `Search ${name}` }), input),
-      el("div", { class: "actions field" }, el("button", { type: "submit", class: "small secondary", text: "Search" })));
+      el("div", { class: "actions" }, el("button", { type: "submit", class: "small secondary", text: "Search" })));
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       const q = input.value.trim();
