@@ -529,6 +529,8 @@ def test_api_key_prompt_and_read_key_errors(
     dialog.get_by_role("button", name="Use key").click()
     expect(page.locator("#key-reason")).to_have_text("That key was not accepted.")
     page.get_by_label("API key", exact=True).fill("read-key-for-ui-test")
+    shot(page, "api-key-prompt")
+    page.get_by_label("API key", exact=True).fill("read-key-for-ui-test")
     dialog.get_by_role("button", name="Use key").click()
     expect(page.locator('[data-source="web"]')).to_contain_text("healthy")
     expect(page.locator("#auth-state")).to_have_text("API key set")
