@@ -152,3 +152,27 @@ async def test_removed_entities_leave_the_cache(hass_core: HassCore) -> None:
             assert "sensor.short_lived" not in client.states
         finally:
             await client.stop()
+
+
+async def test_ping_keeps_the_connection(hass_core: HassCore) -> None:
+    async with aiohttp.ClientSession() as session:
+        client = HAClient(
+            session, hass_core.ws_url, hass_core.token, ping_interval=0.1, request_timeout=1.0
+        )
+        sent: list[str] = []
+        real_send = client._send
+
+        async def spy(message: dict[str, Any], *, msg_id: int | None = None) -> Any:
+            sent.append(str(message.get("type")))
+            return await real_send(message, msg_id=msg_id)
+
+        client._send = spy  # type: ignore[method-assign]
+        await client.start(wait=10)
+        try:
+            await client.wait_ready(10)
+            await asyncio.sleep(1.5)
+            assert sent.count("ping") >= 5  # each answered by a pong, or we would reconnect
+            assert client.connected
+            assert client.connect_count == 1
+        finally:
+            await client.stop()
