@@ -1,0 +1,273 @@
+"""The same routed question mix against Mnemolis and against the naive design, in one run.
+
+Starts the test suite's Home Assistant 2025.4 core (tests/server/hass_fixture.py),
+the SearXNG and Uptime Kuma wire-format stubs, a documents folder and a
+memories list; then a real `mnemolis serve` process (the folder registered as
+a database, the memories written through the API) and bench/naive_baseline.py
+(every backend in turn, no router, no cache) over the same backends. Both get
+the same questions (`source` auto) from 1, 10 and 50 concurrent clients:
+
+* "local": HA states, the documents database and memories;
+* "mixed": the local questions plus web (SearXNG) and uptime (Uptime Kuma).
+
+Each mix runs "repeat" (the same few questions over and over, as voice
+assistants ask them; Mnemolis's answer cache is in play) and "distinct" (a
+unique suffix per request, so no cached answer can be reused).
+
+    .venv/server/bin/python bench/compare_search.py [--seconds 4] [--levels 1,10,50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from itertools import count
+from pathlib import Path
+
+import aiohttp
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from ha_search import _free_port, _rss_mb, _wait_http  # noqa: E402
+
+from tests.server.faultproxy import BackgroundLoop  # noqa: E402
+from tests.server.hass_fixture import launch  # noqa: E402
+from tests.server.stubs.searxng import searxng_app  # noqa: E402
+from tests.server.stubs.uptime_kuma import uptime_kuma_app  # noqa: E402
+
+LOCAL = [
+    "Is the garage door open?",
+    "What is the kitchen humidity?",
+    "How do I reset the boiler?",
+    "When should I prune the roses?",
+    "Where is the spare house key?",
+]
+MIXED = [*LOCAL, "What is MQTT?", "Is the NAS up?"]
+MEMORIES = [
+    "The spare house key is under the blue flower pot by the back door.",
+    "The water meter is read on the first day of every month.",
+    "Grandma's birthday is on 14 March.",
+]
+DOCS = {
+    "boiler.md": "# Boiler\n\nReset the boiler by holding the red button for five seconds.\n\n"
+    "Keep the pressure gauge between 1 and 1.5 bar.\n",
+    "garden.md": "# Garden\n\nPrune the roses in March, just above an outward bud.\n\n"
+    "Water the tomatoes every morning in July.\n",
+    "wifi.txt": "The guest wifi network is called Meadowlark.\n\n"
+    "The router sits in the hallway cupboard.\n",
+}
+
+
+@dataclass
+class Run:
+    """Latencies for one system, mix and concurrency level."""
+
+    system: str
+    mix: str
+    clients: int
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    seconds: float = 0.0
+
+    def pct(self, p: float) -> float:
+        """Percentile in milliseconds (nearest rank)."""
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))] * 1000
+
+    def row(self) -> str:
+        """One Markdown table row."""
+        n = len(self.latencies)
+        return (
+            f"| {self.system} | {self.mix} | {self.clients} | {n / self.seconds:.0f} | "
+            f"{self.pct(50):.1f} | {self.pct(95):.1f} | {self.pct(99):.1f} | {self.errors} |"
+        )
+
+
+async def measure(
+    url: str, system: str, mix: str, questions: list[str], clients: int, seconds: float
+) -> Run:
+    """``clients`` callers asking the mix back to back for ``seconds``."""
+    run = Run(system, mix, clients)
+    numbers = count()
+    distinct = mix.endswith("distinct")
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        stop_at = time.perf_counter() + seconds
+
+        async def worker() -> None:
+            while time.perf_counter() < stop_at:
+                n = next(numbers)
+                query = questions[n % len(questions)]
+                if distinct:
+                    query = f"{query} (request {n})"
+                started = time.perf_counter()
+                try:
+                    async with http.post(f"{url}/search", json={"query": query}) as resp:
+                        await resp.read()
+                        ok = resp.status == 200
+                except aiohttp.ClientError:
+                    ok = False
+                if ok:
+                    run.latencies.append(time.perf_counter() - started)
+                else:
+                    run.errors += 1
+
+        began = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        run.seconds = time.perf_counter() - began
+    return run
+
+
+def start(cmd: list[str], env: dict[str, str], health: str) -> subprocess.Popen[bytes]:
+    """Start a server process and wait for its health URL."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_http(health, proc)
+    return proc
+
+
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """SIGTERM, then SIGKILL if it hangs."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+async def prepare_mnemolis(url: str, docs: Path) -> None:
+    """Register the documents, wait until indexed, write the memories."""
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{url}/api/rag", json={"name": "house", "path": str(docs)}) as r:
+            assert r.status == 201, await r.text()
+        for _ in range(300):
+            async with http.get(f"{url}/api/rag/house") as r:
+                status = await r.json()
+            if status["files_indexed"] == len(DOCS) and not status["indexing"]:
+                break
+            await asyncio.sleep(0.1)
+        for memory in MEMORIES:
+            async with http.post(f"{url}/api/memories", json={"content": memory}) as r:
+                assert r.status == 201, await r.text()
+
+
+async def who_answers(m_url: str, n_url: str) -> dict[str, tuple[str, str]]:
+    """Which source each system answered each question from (printed with the tables)."""
+    out: dict[str, tuple[str, str]] = {}
+    async with aiohttp.ClientSession() as http:
+        for question in MIXED:
+            used = []
+            for url in (m_url, n_url):
+                async with http.post(f"{url}/search", json={"query": question}) as resp:
+                    used.append(str((await resp.json())["source_used"]))
+            out[question] = (used[0], used[1])
+    return out
+
+
+async def main(args: argparse.Namespace) -> None:
+    levels = [int(x) for x in args.levels.split(",")]
+    tmp = Path(tempfile.mkdtemp(prefix="mnemolis-compare-"))
+    (tmp / "hass").mkdir()
+    docs = tmp / "docs"
+    docs.mkdir()
+    for name, text in DOCS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    (tmp / "memories.json").write_text(json.dumps(MEMORIES), encoding="utf-8")
+    loop = BackgroundLoop()
+    searxng = loop.serve_app(searxng_app())
+    uptime = loop.serve_app(uptime_kuma_app())
+    hass = launch(tmp / "hass")
+    mnemolis: subprocess.Popen[bytes] | None = None
+    naive: subprocess.Popen[bytes] | None = None
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+        env.update(
+            {
+                "MNEMOLIS_HA__URL": hass.url,
+                "MNEMOLIS_HA__TOKEN": hass.token,
+                "MNEMOLIS_WEB__SEARXNG_URL": searxng,
+                "MNEMOLIS_UPTIME__URL": uptime,
+                "MNEMOLIS_UPTIME__SLUG": "home",
+                "MNEMOLIS_RAG__ROOTS": json.dumps([str(tmp)]),
+                "MNEMOLIS_LIMITS__RATE_PER_MINUTE": "0",
+                "MNEMOLIS_LIMITS__CONCURRENCY_PER_CLIENT": "0",
+                "MNEMOLIS_LOG_LEVEL": "warning",
+            }
+        )
+        m_port, n_port = _free_port(), _free_port()
+        m_url, n_url = f"http://127.0.0.1:{m_port}", f"http://127.0.0.1:{n_port}"
+        server_bin = Path(sys.executable).parent / "mnemolis"
+        mnemolis = start(
+            [str(server_bin), "serve", "--port", str(m_port), "--data-dir", str(tmp / "data")],
+            env,
+            f"{m_url}/api/health",
+        )
+        await prepare_mnemolis(m_url, docs)
+        naive = start(
+            [
+                sys.executable,
+                str(REPO / "bench" / "naive_baseline.py"),
+                *("--port", str(n_port), "--ha-url", hass.url, "--ha-token", hass.token),
+                *("--searxng", searxng, "--uptime", uptime, "--docs", str(docs)),
+                *("--memories", str(tmp / "memories.json")),
+            ],
+            env,
+            f"{n_url}/api/health",
+        )
+        answered = await who_answers(m_url, n_url)
+        runs: list[Run] = []
+        for mix, questions in (("local", LOCAL), ("mixed", MIXED)):
+            for variant in ("repeat", "distinct"):
+                name = f"{mix} {variant}"
+                for system, url in (("mnemolis", m_url), ("naive", n_url)):
+                    await measure(url, system, name, questions, 1, 0.5)  # warm-up
+                    for clients in levels:
+                        runs.append(
+                            await measure(url, system, name, questions, clients, args.seconds)
+                        )
+        m_rss, m_peak = _rss_mb(mnemolis.pid)
+        n_rss, n_peak = _rss_mb(naive.pid)
+        print(
+            f"Same questions (`source` auto) against `mnemolis serve` and the naive baseline "
+            f"(bench/naive_baseline.py: every backend in turn, no cache), both over the same "
+            f"Home Assistant 2025.4.4 core, documents, memories and stubs; {args.seconds:g} s "
+            f"per row; {os.cpu_count()} CPUs (shared)\n"
+        )
+        print("| system | mix | clients | req/s | p50 ms | p95 ms | p99 ms | errors |")
+        print("|---|---|---|---|---|---|---|---|")
+        for run in sorted(runs, key=lambda r: (r.mix, r.clients, r.system)):
+            print(run.row())
+        print("\n| question | mnemolis answered from | naive answered from |")
+        print("|---|---|---|")
+        for question, (m_source, n_source) in answered.items():
+            print(f"| {question} | {m_source} | {n_source} |")
+        print("\n| system | RSS after the run MiB | peak RSS MiB |")
+        print("|---|---|---|")
+        print(f"| mnemolis | {m_rss:.0f} | {m_peak:.0f} |")
+        print(f"| naive | {n_rss:.0f} | {n_peak:.0f} |")
+    finally:
+        stop(mnemolis)
+        stop(naive)
+        hass.stop()
+        loop.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--levels", default="1,10,50")
+    asyncio.run(main(parser.parse_args()))
