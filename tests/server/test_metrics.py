@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 from prometheus_client.parser import text_string_to_metric_families
 
 from mnemolis.core import Mnemolis
@@ -262,3 +264,34 @@ async def test_index_sizes_per_database_and_memories(make_client: Client, tmp_pa
     assert (await client.delete("/api/rag/notes")).status == 200
     samples = await scrape(client)
     assert ("mnemolis_rag_files_indexed", frozenset({("db", "notes")})) not in samples
+
+
+@pytest.mark.slow
+async def test_real_mcp_client_traffic_is_counted_and_logged(
+    start_server: Callable[..., Any], searx_url: str, http: Any
+) -> None:
+    """The official MCP client over Streamable HTTP against a real server process."""
+    server = start_server(env={"MNEMOLIS_WEB__SEARXNG_URL": searx_url})
+    async with (
+        streamable_http_client(f"{server.url}/mcp") as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        ok = await session.call_tool("search", {"query": "mqtt broker", "source": "web"})
+        assert not ok.isError
+        bad = await session.call_tool("search", {"source": "web"})
+        assert bad.isError
+    async with http.get(f"{server.url}/metrics") as resp:
+        text = await resp.text()
+    samples: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    assert value(samples, "mnemolis_mcp_tool_calls_total", tool="search", outcome="ok") == 1
+    assert value(samples, "mnemolis_mcp_tool_calls_total", tool="search", outcome="error") == 1
+    assert value(samples, "mnemolis_source_requests_total", source="web", status="ok") == 1
+    assert value(samples, "mnemolis_http_requests_total", method="POST", route="/mcp", status="200")
+    async with http.get(f"{server.url}/api/queries?surface=mcp") as resp:
+        page = await resp.json()
+    assert [q["query"] for q in page["queries"]] == ["mqtt broker"]
+    assert page["queries"][0]["trace"]["source_used"] == "web"
