@@ -348,3 +348,23 @@ async def test_read_key_reads_the_log(make_client: Client) -> None:
     assert resp.status == 200
     resp = await client.get("/api/queries/1", headers={"X-API-Key": "read-key-456"})
     assert resp.status == 404
+
+
+async def test_a_row_that_cannot_be_written_is_dropped_and_logging_goes_on(
+    tmp_path: Path,
+) -> None:
+    log = QueryLog(tmp_path / "querylog.db", QueryLogSettings())
+    log.open()
+    try:
+        log.record(result("before"), surface="rest")
+        broken = result("not storable")
+        broken.conversation_id = object()  # type: ignore[assignment]
+        log.record(broken, surface="rest")
+        log.record(result("after"), surface="rest")
+        page = await log.list(QueryFilter())
+        # Same batch: only the broken row is lost.
+        assert [q["query"] for q in page["queries"]] == ["after", "before"]
+        assert log.dropped == 1 and log.written == 2
+        assert log.error is not None and "last write failed" in log.error
+    finally:
+        await log.close()

@@ -355,7 +355,7 @@ class QueryLog:
 
     async def flush(self, timeout: float = 10.0) -> None:
         """Wait until everything queued so far is written."""
-        if self._thread is None:
+        if self._thread is None or not self._thread.is_alive():
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
@@ -403,26 +403,41 @@ class QueryLog:
                 conn.close()
 
     def _write(self, conn: sqlite3.Connection, rows: list[_Row]) -> None:
+        ready: list[tuple[tuple[Any, ...], str]] = []
+        for row in rows:
+            # A row that cannot be stored is dropped on its own, never its batch.
+            try:
+                if not all(v is None or isinstance(v, str | int | float) for v in row[:-1]):
+                    raise TypeError("a column value is not a string or a number")
+                ready.append((row[:-1], json.dumps(row[-1], ensure_ascii=False)))
+            except (TypeError, ValueError) as err:
+                self._failed(1, err)
+        if not ready:
+            return
         try:
             with conn:
-                for row in rows:
+                for values, trace in ready:
                     cur = conn.execute(
                         "INSERT INTO queries (ts, query, text_stored, query_chars, source_used,"
                         " fallback, failed, latency_ms, surface, conversation_id)"
                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        row[:-1],
+                        values,
                     )
                     conn.execute(
-                        "INSERT INTO traces (id, trace) VALUES (?, ?)",
-                        (cur.lastrowid, json.dumps(row[-1], ensure_ascii=False)),
+                        "INSERT INTO traces (id, trace) VALUES (?, ?)", (cur.lastrowid, trace)
                     )
                 self._prune(conn)
-            self.written += len(rows)
+            self.written += len(ready)
         except sqlite3.Error as err:
-            self.dropped += len(rows)
-            if self.error is None:
-                _LOGGER.warning("query log write failed: %s", err)
-            self.error = f"last write failed: {err}"
+            # Disk full or the database locked for too long: this batch is lost,
+            # the writer and the questions carry on.
+            self._failed(len(ready), err)
+
+    def _failed(self, rows: int, err: Exception) -> None:
+        self.dropped += rows
+        if self.error is None:
+            _LOGGER.warning("query log write failed: %s", err)
+        self.error = f"last write failed: {err}"
 
     def _prune(self, conn: sqlite3.Connection) -> None:
         days = self.settings.retention_days
