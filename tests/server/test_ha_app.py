@@ -9,7 +9,7 @@ import signal
 import socket
 import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ async def sources_by_name(client: Any) -> dict[str, dict[str, Any]]:
 
 
 async def test_search_with_source_ha(make_client: Callable[..., Any], hass_core: HassCore) -> None:
+    started = datetime.now(UTC) - timedelta(seconds=1)
     hass_core.turn_on("input_boolean.garage_door_contact")
     client = await make_client(**ha_settings(hass_core))
     body = await search(client, "Is the garage door open?", "ha")
@@ -74,6 +75,15 @@ async def test_search_with_source_ha(make_client: Callable[..., Any], hass_core:
     assert forecast["source_used"] == "forecast"
     assert forecast["result"].startswith("Tomorrow (")
     assert forecast["citations"][0]["ref"] == "weather.home_forecast"
+
+    # The logbook reads HA's database: wait until the recorder has written both changes.
+    async with asyncio.timeout(15):
+        while hass_core.history("binary_sensor.garage_door", started)[-2:] != ["on", "off"]:
+            await asyncio.sleep(0.1)
+    changes = await search(client, "what changed in the last hour?", "changes")
+    assert changes["source_used"] == "changes"
+    assert " in the last hour (" in changes["result"]
+    assert any(c["ref"] == "binary_sensor.garage_door" for c in changes["citations"])
 
     listed = await sources_by_name(client)
     for name in ("ha", "forecast", "changes"):

@@ -406,6 +406,7 @@ class ChangesSource(Source):
                 name = str(entry.get("name") or entry.get("domain") or "Home Assistant")
                 text = f"{name} {entry['message']} {when(moment, tz, now)}"
                 events.append(Change(name, text, moment, entity_id))
+        self._add_live_changes(client, per_entity, tracked, window)
         if not per_entity:
             return [], events
         before = await self._states_at(client, list(per_entity), window)
@@ -425,6 +426,15 @@ class ChangesSource(Source):
                     first = moves.pop(0)[1]
                 if not moves:
                     continue
+            steps: list[tuple[datetime, str]] = []
+            previous = first
+            for at, value in moves:
+                if value != previous:
+                    steps.append((at, value))
+                    previous = value
+            moves = steps
+            if not moves:
+                continue
             last_at, last = moves[-1]
             count = len(moves)
             times = f"{count} change{'' if count == 1 else 's'}"
@@ -450,6 +460,34 @@ class ChangesSource(Source):
                 )
             )
         return changes, events
+
+    def _add_live_changes(
+        self,
+        client: HAClient,
+        per_entity: dict[str, list[tuple[datetime, str]]],
+        tracked: set[str],
+        window: Window,
+    ) -> None:
+        """Changes the live state cache has seen but the recorder has not written yet.
+
+        HA's recorder commits every few seconds (commit_interval), so the logbook
+        lags the websocket; like the logbook, measurements are left out.
+        """
+        for entity_id, state in client.states.items():
+            attrs = state.get("attributes") or {}
+            if "unit_of_measurement" in attrs or "state_class" in attrs:
+                continue
+            if entity_id in tracked or _hidden(client, entity_id):
+                continue
+            changed = parse_time(state.get("last_changed"))
+            if changed is None or not window.start < changed <= window.end:
+                continue
+            moves = per_entity.get(entity_id, [])
+            if moves and max(at for at, _ in moves) >= changed - timedelta(seconds=1):
+                continue
+            if not moves and entity_id.split(".", 1)[0] in ("sensor", "weather", "sun"):
+                continue
+            per_entity.setdefault(entity_id, []).append((changed, str(state["state"])))
 
     async def _states_at(
         self, client: HAClient, entity_ids: list[str], window: Window
