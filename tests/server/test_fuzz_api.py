@@ -160,3 +160,144 @@ def test_hostile_rag_paths(live_server: str, tmp_path: Path) -> None:
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(req, timeout=30)
         assert info.value.code in (400, 403, 404), (path, info.value.code)
+
+
+def post_raw(url: str, data: bytes, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """POST bytes; (status, parsed JSON body or None)."""
+    req = urllib.request.Request(
+        url, data=data, headers={"Content-Type": "application/json", **(headers or {})}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            status, raw, ctype = resp.status, resp.read(), resp.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as err:
+        status, raw, ctype = err.code, err.read(), err.headers.get("Content-Type", "")
+    return status, json.loads(raw) if raw and "json" in ctype else None
+
+
+BODY_ROUTES = [
+    "/api/memories",
+    "/api/memories/search",
+    "/api/context-pack",
+    "/api/source-bundle",
+    "/api/rag/docs/search",
+    "/api/rag",
+]
+FIELDS = ["query", "q", "content", "tags", "status", "limit", "mode", "budget_chars"]
+FIELDS += ["sources", "name", "path", "db", "zzz"]
+huge_ints = st.sampled_from([2**63, -(2**63) - 1, 10**400, -1, 0])
+
+
+@given(
+    route=st.sampled_from(BODY_ROUTES),
+    body=st.dictionaries(
+        st.sampled_from(FIELDS), json_values | hostile_strings | huge_ints, max_size=5
+    )
+    | json_values,
+)
+@settings(
+    max_examples=int(os.environ.get("MNEMOLIS_FUZZ_EXAMPLES", "80")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_hostile_bodies_on_knowledge_routes(route: str, body: Any, live_server: str) -> None:
+    """Memories, rag, context-pack and source-bundle bodies: 2xx or an enveloped 4xx."""
+    data = json.dumps(body).encode("utf-8", "surrogatepass")
+    status, payload = post_raw(f"{live_server}{route}", data)
+    assert status < 500, (route, body, status, payload)
+    if status >= 400:
+        assert payload["error"]["code"] in ENVELOPE_CODES, payload
+        assert payload["error"]["message"]
+
+
+def deeply_nested(depth: int) -> bytes:
+    return b'{"query": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+def test_deep_nesting_and_huge_numbers_everywhere(live_server: str) -> None:
+    """Nesting past the parser's recursion limit and 400-digit integers: a clear 400."""
+    for route in ["/search", *BODY_ROUTES, "/api/memories/search"]:
+        for raw in (deeply_nested(100_000), b'{"limit": ' + b"9" * 5000 + b"}"):
+            status, payload = post_raw(f"{live_server}{route}", raw)
+            assert status in (400, 413), (route, status, payload)
+            assert payload["error"]["code"] in ENVELOPE_CODES
+
+
+@pytest.fixture(scope="module")
+def mcp_session(live_server: str) -> dict[str, str]:
+    """An initialized MCP session on the live server (Streamable HTTP)."""
+    accept = {"Accept": "application/json, text/event-stream"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "fuzz", "version": "1"},
+        },
+    }
+    req = urllib.request.Request(
+        f"{live_server}/mcp",
+        data=json.dumps(init).encode(),
+        headers={"Content-Type": "application/json", **accept},
+    )
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        session = resp.headers["Mcp-Session-Id"]
+    headers = {**accept, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-06-18"}
+    note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    assert post_raw(f"{live_server}/mcp", note, headers)[0] == 202
+    return headers
+
+
+TOOLS = ["search", "list_rag", "search_rag", "remember", "recall", "context_pack"]
+TOOLS += ["source_bundle", "docs", "chat", "list_models", "nope"]
+
+
+@given(
+    name=st.sampled_from(TOOLS),
+    arguments=st.dictionaries(
+        st.sampled_from([*FIELDS, "page", "messages", "max_tokens", "fusion_sources"]),
+        json_values | hostile_strings | huge_ints,
+        max_size=5,
+    )
+    | json_values,
+)
+@settings(
+    max_examples=int(os.environ.get("MNEMOLIS_FUZZ_EXAMPLES", "80")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_mcp_tool_calls_with_hostile_arguments(
+    name: str, arguments: Any, live_server: str, mcp_session: dict[str, str]
+) -> None:
+    """tools/call with any arguments: a result (maybe isError) or a JSON-RPC error, never a 5xx."""
+    msg = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
+    msg["params"] = {"name": name, "arguments": arguments}  # type: ignore[assignment]
+    status, reply = post_raw(
+        f"{live_server}/mcp", json.dumps(msg).encode("utf-8", "surrogatepass"), mcp_session
+    )
+    assert status in (200, 400, 413), (status, reply)
+    if status == 200:
+        assert reply["jsonrpc"] == "2.0" and reply["id"] == 7
+        assert ("result" in reply) != ("error" in reply), reply
+        if "error" in reply:
+            assert reply["error"]["code"] in (-32700, -32600, -32601, -32602, -32603), reply
+        else:
+            assert isinstance(reply["result"]["content"], list), reply
+
+
+def test_mcp_deep_nesting_and_huge_numbers(live_server: str, mcp_session: dict[str, str]) -> None:
+    """The JSON-RPC endpoint answers a parse error, and the session keeps working."""
+    huge_id = b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "ping"}'
+    for raw in (deeply_nested(100_000), huge_id, b"\xff\xfe"):
+        status, reply = post_raw(f"{live_server}/mcp", raw, mcp_session)
+        assert status in (200, 400, 413), (status, reply)
+        assert reply["error"]["code"] in (-32700, -32600) or reply["error"]["code"] in (
+            ENVELOPE_CODES
+        ), reply
+    ping = json.dumps({"jsonrpc": "2.0", "id": "after", "method": "ping"}).encode()
+    assert post_raw(f"{live_server}/mcp", ping, mcp_session) == (
+        200,
+        {"jsonrpc": "2.0", "id": "after", "result": {}},
+    )

@@ -111,6 +111,8 @@ async def read_json(request: web.Request) -> Any:
         raise InvalidArgument(
             f"malformed JSON: {err.msg} at line {err.lineno} column {err.colno}"
         ) from None
+    except ValueError as err:  # e.g. an integer longer than Python's 4300-digit limit
+        raise InvalidArgument(f"malformed JSON: {err}") from None
 
 
 async def read_body[M: BaseModel](request: web.Request, model: type[M]) -> M:
