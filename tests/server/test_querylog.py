@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from mnemolis import querylog
 from mnemolis.core import Mnemolis
 from mnemolis.models import Citation, ConditionResult, PartResult, SearchResult, SourceRun
 from mnemolis.querylog import HIDDEN_TEXT, QueryFilter, QueryLog
@@ -367,4 +369,33 @@ async def test_a_row_that_cannot_be_written_is_dropped_and_logging_goes_on(
         assert log.dropped == 1 and log.written == 2
         assert log.error is not None and "last write failed" in log.error
     finally:
+        await log.close()
+
+
+async def test_a_stuck_writer_never_holds_up_questions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The queue is bounded; when the disk stalls, questions go on and the overflow is counted."""
+    monkeypatch.setattr(querylog, "_QUEUE_LIMIT", 5)
+    log = QueryLog(tmp_path / "querylog.db", QueryLogSettings())
+    gate = threading.Event()
+    write = log._write
+
+    def stalled(conn: sqlite3.Connection, rows: list[Any]) -> None:
+        gate.wait(20)
+        write(conn, rows)
+
+    monkeypatch.setattr(log, "_write", stalled)
+    log.open()
+    try:
+        for i in range(50):
+            log.record(result(f"q{i}"), surface="rest")  # never waits for the writer
+        assert log.dropped > 0
+        await log.flush(timeout=0.2)  # returns although the writer is stuck
+        gate.set()
+        await log.flush()
+        assert log.written + log.dropped == 50
+        assert await log.count() == log.written
+    finally:
+        gate.set()
         await log.close()

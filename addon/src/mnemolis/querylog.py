@@ -276,7 +276,8 @@ class QueryLog:
             return
         self._closed = True
         if self._thread is not None:
-            self._queue.put(None)
+            with contextlib.suppress(queue.Full):
+                await asyncio.to_thread(self._queue.put, None, True, 10)
             await asyncio.to_thread(self._thread.join, 10)
             self._thread = None
         if self._reader is not None:
@@ -306,10 +307,13 @@ class QueryLog:
                 "UPDATE queries SET query = ?, text_stored = 0 WHERE text_stored = 1",
                 (HIDDEN_TEXT,),
             )
-        # Old pages must not keep the words: checkpoint the WAL and rewrite the file.
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        conn.execute("VACUUM")
         _LOGGER.info("query log: removed the text of %d earlier questions", len(rows))
+        # Old pages must not keep the words: checkpoint the WAL and rewrite the file.
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.execute("VACUUM")
+        except sqlite3.Error as err:  # another process holds the file; next start retries
+            _LOGGER.warning("query log: could not compact after removing text: %s", err)
 
     def _connect(self, *, check_same_thread: bool = True) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=10, check_same_thread=check_same_thread)
@@ -368,9 +372,18 @@ class QueryLog:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 loop.call_soon_threadsafe(settle)
 
-        self._queue.put(mark)
+        started = time.monotonic()
+        try:
+            self._queue.put_nowait(mark)
+        except queue.Full:
+            # The writer is far behind: wait for room on a worker thread, not the loop.
+            try:
+                await asyncio.to_thread(self._queue.put, mark, True, timeout)
+            except queue.Full:
+                return
+        left = max(0.0, timeout - (time.monotonic() - started))
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(done, timeout)
+            await asyncio.wait_for(done, left)
 
     def _writer(self) -> None:
         conn: sqlite3.Connection | None = None
