@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,7 @@ class Rig:
 
     server: ServerProcess
     proxies: dict[str, FaultProxy]
-    hass: HassCore
+    hass: HassCore | None = None
 
 
 def _proxy_for(loop: BackgroundLoop, url: str) -> FaultProxy:
@@ -258,6 +258,7 @@ async def wait_value(http: aiohttp.ClientSession, rig: Rig, value: str, timeout:
 async def test_home_assistant_restart_under_load(rig: Rig, tmp_path: Path) -> None:
     """HA stopped and started while questions run: reconnect, fresh states, one subscription set."""
     hass = rig.hass
+    assert hass is not None
     stop = asyncio.Event()
     answers: list[dict[str, Any]] = []
 
@@ -304,3 +305,60 @@ async def test_home_assistant_restart_under_load(rig: Rig, tmp_path: Path) -> No
         assert all(n in (0, 1) for n in extra.values()), extra
         assert again == with_us
     hass.set_number("input_number.living_room_temp", 21.5)
+
+
+async def test_remote_model_faults(
+    start_server: Callable[..., ServerProcess], chat_model: Path
+) -> None:
+    """A remote model server (our own /v1 with the real Gemma) slow, refusing, cut or garbled."""
+    model = start_server(
+        env={"MNEMOLIS_LLM__MODEL": str(chat_model), "MNEMOLIS_LLM__EMBEDDING_MODEL": "off"}
+    )
+    loop = BackgroundLoop()
+    try:
+        proxy = _proxy_for(loop, model.url)
+        searxng = loop.serve_app(searxng_app())
+        server = start_server(
+            env={
+                "MNEMOLIS_LLM__BASE_URL": proxy.url,
+                "MNEMOLIS_LLM__TIMEOUT": "3",
+                "MNEMOLIS_WEB__SEARXNG_URL": searxng,
+                "MNEMOLIS_ROUTING__SOURCE_TIMEOUT": str(SOURCE_TIMEOUT),
+                "MNEMOLIS_ROUTING__DEADLINE": str(DEADLINE),
+            }
+        )
+        rig = Rig(server, {"llm": proxy})
+        chat = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4}
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as http:
+
+            async def ask_model() -> tuple[int, dict[str, Any]]:
+                async with http.post(f"{server.url}/v1/chat/completions", json=chat) as resp:
+                    return resp.status, await resp.json()
+
+            async def model_back() -> None:
+                deadline = time.monotonic() + 90
+                while (got := await ask_model())[0] != 200:
+                    assert time.monotonic() < deadline, got
+                    await asyncio.sleep(0.5)
+                assert got[1]["choices"][0]["message"]["content"] is not None
+
+            await model_back()
+            for mode in MODES:
+                proxy.set(mode)
+                try:
+                    searches = [
+                        ask(http, rig, PROBES["web"], f"what is MQTT {mode} {n}") for n in range(4)
+                    ]
+                    results = await asyncio.gather(ask_model(), ask_model(), *searches)
+                finally:
+                    proxy.set("pass")
+                for status, body in results[:2]:  # type: ignore[misc]
+                    assert status == 503, (mode, status, body)
+                    assert body["error"]["code"] == "unavailable"
+                    assert "remote model server" in body["error"]["message"], body
+                for answer in results[2:]:
+                    # The question is still answered (extractively) within the deadline.
+                    assert answer["source_used"] == "web", answer  # type: ignore[index]
+                await model_back()
+    finally:
+        loop.close()
