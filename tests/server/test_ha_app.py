@@ -275,3 +275,17 @@ async def test_hung_home_assistant_mid_session(ha_source: HASource, hass_core: H
     run, answer = await run_source(ha_source, "when did the front door last open", ctx, timeout=10)
     assert run.status == "ok", run.error
     assert answer is not None and answer.answer.startswith("Front Door ")
+
+
+async def test_bad_ha_url_says_what_is_wrong(make_client: Callable[..., Any]) -> None:
+    client = await make_client(ha={"url": "ftp://homeassistant.local", "token": "t"})
+    body = await search(client, "is the garage door open", "ha")
+    run = body["sources"][0]
+    assert run["status"] == "error"
+    assert run["error"].startswith("not_configured: invalid setting ha.url='ftp://homeassistant")
+    listed = await sources_by_name(client)
+    assert listed["ha"]["configured"] is True
+    assert listed["ha"]["healthy"] is False
+    for name in ("forecast", "changes"):
+        assert listed[name]["healthy"] is False, name
+        assert listed[name]["last_error"].startswith("not_configured: invalid setting ha.url")

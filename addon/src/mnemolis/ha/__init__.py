@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SourceNotConfigured
 from .client import SUPERVISOR_WS_URL, HAClient, websocket_url
 from .matching import AreaMatch, EntityMatch
 
@@ -45,12 +45,23 @@ def resolve_connection(
     return None
 
 
+def ha_configured(settings: Settings, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether HA access is set up (a wrong ha.url still counts: the source says why)."""
+    try:
+        return resolve_connection(settings, environ) is not None
+    except ConfigError:
+        return True
+
+
 def shared_client(deps: SourceDeps) -> HAClient | None:
     """The one HAClient of this process (created on first use), or None if not configured."""
     existing = deps.services.get(SERVICE_KEY)
     if isinstance(existing, HAClient):
         return existing
-    conn = resolve_connection(deps.settings)
+    try:
+        conn = resolve_connection(deps.settings)
+    except ConfigError as err:
+        raise SourceNotConfigured(err.message) from None
     if conn is None:
         return None
     client = HAClient(
@@ -66,6 +77,7 @@ __all__ = [
     "Connection",
     "EntityMatch",
     "HAClient",
+    "ha_configured",
     "resolve_connection",
     "shared_client",
     "websocket_url",

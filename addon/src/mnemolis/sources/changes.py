@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, SourceError
-from ..ha import HAClient, resolve_connection, shared_client
+from ..errors import SourceError
+from ..ha import HAClient, ha_configured, shared_client
 from ..ha.client import HACommandError
 from ..ha.describe import parse_time, state_word, when
 from ..ha.timeexpr import Window, past_window
@@ -146,10 +146,7 @@ class ChangesSource(Source):
     @property
     def has_ha(self) -> bool:
         """Whether Home Assistant is configured."""
-        try:
-            return resolve_connection(self.settings) is not None
-        except ConfigError:
-            return False
+        return ha_configured(self.settings)
 
     @property
     def configured(self) -> bool:
@@ -172,10 +169,14 @@ class ChangesSource(Source):
     async def start(self) -> None:
         """Open the snapshot store and start the periodic snapshot task."""
         await asyncio.to_thread(self.store.open)
-        client = self._ha()
+        self._task = asyncio.create_task(self._snapshot_loop(), name="mnemolis-changes-snapshots")
+        try:
+            client = self._ha()
+        except SourceError as err:  # snapshots still work; questions report why
+            self.last_error = f"{err.kind}: {err.message}"
+            return
         if client is not None:
             await client.start(wait=2.0)
-        self._task = asyncio.create_task(self._snapshot_loop(), name="mnemolis-changes-snapshots")
 
     async def stop(self) -> None:
         """Stop snapshotting, close the store, let go of HA."""
@@ -194,7 +195,7 @@ class ChangesSource(Source):
         if not self.configured:
             return SourceHealth(self.name, self.enabled, False, False, None)
         client = self._client
-        ha_ok = client is None or client.connected
+        ha_ok = client.connected if client is not None else not self.has_ha
         error = self.last_error
         if client is not None and not client.connected and client.last_error is not None:
             error = f"{client.last_error.kind}: {client.last_error.message}"

@@ -10,8 +10,8 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..errors import ConfigError, SourceBadResponse, SourceNotConfigured
-from ..ha import HAClient, resolve_connection, shared_client
+from ..errors import SourceBadResponse, SourceError, SourceNotConfigured
+from ..ha import HAClient, ha_configured, shared_client
 from ..ha.client import HACommandError
 from ..ha.timeexpr import day_of, part_of_day, week_range
 from ..models import Evidence, SourceAnswer
@@ -156,10 +156,7 @@ class ForecastSource(Source):
             return False
         if fc.latitude is not None and fc.longitude is not None:
             return True
-        try:
-            return resolve_connection(self.settings) is not None
-        except ConfigError:
-            return False
+        return ha_configured(self.settings)
 
     async def _coordinates(self) -> tuple[float, float]:
         fc = self.settings.forecast
@@ -179,10 +176,7 @@ class ForecastSource(Source):
         """Open-Meteo with coordinates, or a Home Assistant connection."""
         if self.uses_open_meteo:
             return True
-        try:
-            return resolve_connection(self.settings) is not None
-        except ConfigError:
-            return False
+        return ha_configured(self.settings)
 
     def _ha(self) -> HAClient:
         if self._client is None:
@@ -220,7 +214,10 @@ class ForecastSource(Source):
                 self.last_error,
                 {"provider": "open-meteo"},
             )
-        client = self._ha()
+        try:
+            client = self._ha()
+        except SourceError as err:
+            return SourceHealth(self.name, self.enabled, True, False, f"{err.kind}: {err.message}")
         entity = self.entity_id(client) if client.connected else None
         error = self.last_error
         if not client.connected and client.last_error is not None:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from ..errors import ConfigError, SourceError
-from ..ha import HAClient, resolve_connection, shared_client
+from ..errors import SourceError
+from ..ha import HAClient, ha_configured, shared_client
 from ..ha.describe import BINARY_WORDS, ago, parse_time, state_word, when
 from ..ha.matching import EntityMatch
 from ..models import Evidence, SourceAnswer
@@ -109,10 +109,7 @@ class HASource(Source):
     @property
     def configured(self) -> bool:
         """A URL + token, or the Supervisor's token in the add-on."""
-        try:
-            return resolve_connection(self.settings) is not None
-        except ConfigError:
-            return False
+        return ha_configured(self.settings)
 
     @property
     def client(self) -> HAClient:
@@ -138,7 +135,10 @@ class HASource(Source):
         """Healthy while the websocket is connected and authenticated."""
         if not self.configured:
             return SourceHealth(self.name, self.enabled, False, False, None)
-        client = self.client
+        try:
+            client = self.client
+        except SourceError as err:
+            return SourceHealth(self.name, self.enabled, True, False, f"{err.kind}: {err.message}")
         error = None
         if client.last_error is not None and not client.connected:
             error = f"{client.last_error.kind}: {client.last_error.message}"
