@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from mnemolis.errors import ConfigError
+from mnemolis.errors import ConfigError, SourceBadResponse
 from mnemolis.ha import SUPERVISOR_WS_URL, HAClient, resolve_connection, websocket_url
 from mnemolis.ha.client import Registries
 from mnemolis.ha.compressed import apply_event
@@ -176,3 +176,50 @@ async def test_ping_keeps_the_connection(hass_core: HassCore) -> None:
             assert client.connect_count == 1
         finally:
             await client.stop()
+
+
+@pytest.fixture
+async def not_home_assistant(aiohttp_server: Any) -> Any:
+    """Servers that are not HA: a plain web page, and websockets speaking nonsense."""
+    from aiohttp import web
+
+    async def nonsense(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        if request.path.startswith("/garbage"):
+            await ws.send_str("<html>hello</html>")
+        else:
+            await ws.send_json({"type": "auth_required", "ha_version": "2025.4.4"})
+            await ws.receive()
+            await ws.send_json({"type": "welcome"})
+        await ws.receive()
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/garbage/api/websocket", nonsense)
+    app.router.add_get("/odd/api/websocket", nonsense)
+    return await aiohttp_server(app)
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/", "answered HTTP 404 instead of a websocket (is ha.url a Home Assistant?)"),
+        ("/garbage", "Home Assistant sent a frame that is not JSON"),
+        ("/odd", "unexpected auth reply from HA: 'welcome'"),
+    ],
+)
+async def test_something_else_than_home_assistant(
+    not_home_assistant: Any, path: str, message: str
+) -> None:
+    url = websocket_url(str(not_home_assistant.make_url(path)))
+    async with aiohttp.ClientSession() as session:
+        client = HAClient(session, url, "t")
+        await client.start(wait=5)
+        try:
+            with pytest.raises(SourceBadResponse) as caught:
+                await client.wait_ready(5)
+        finally:
+            await client.stop()
+    assert caught.value.kind == "bad_response"
+    assert message in caught.value.message

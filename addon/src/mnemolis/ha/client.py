@@ -234,6 +234,13 @@ class HAClient:
                 self._set_error(err)
             except TimeoutError:  # before ClientError: aiohttp's timeouts are both
                 self._set_error(SourceTimeout("Home Assistant did not answer in time"))
+            except aiohttp.WSServerHandshakeError as err:
+                self._set_error(
+                    SourceBadResponse(
+                        f"{self.ws_url} answered HTTP {err.status} instead of a websocket "
+                        "(is ha.url a Home Assistant?)"
+                    )
+                )
             except (aiohttp.ClientError, OSError) as err:
                 self._set_error(SourceUnreachable(f"cannot reach Home Assistant: {_describe(err)}"))
             except Exception as err:
