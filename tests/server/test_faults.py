@@ -36,9 +36,11 @@ from .zim_fixture import KiwixServer
 pytestmark = pytest.mark.slow
 
 SOURCE_TIMEOUT = 1.0
-DEADLINE = 2.5
-# Room for the response to be serialised after the deadline fires (server-side clock).
-MARGIN_MS = 750
+# Shorter than two source timeouts: a slow source and its slow fallback hit the deadline.
+DEADLINE = 1.5
+# Room for the answer to be put together after the deadline fires on a loaded machine;
+# a deadline that is not enforced shows as the proxy's full 5 s delay.
+MARGIN_MS = 1500
 SOAK = bool(os.environ.get("MNEMOLIS_SOAK"))
 CONCURRENCY = 12 if SOAK else 6
 ROUNDS = 4 if SOAK else 1
@@ -233,6 +235,28 @@ async def test_source_faults_under_load(rig: Rig, source: str) -> None:
                 assert run_of(again, source)["cached"], again
 
 
+async def test_deadline_when_a_source_and_its_fallback_are_slow(rig: Rig) -> None:
+    """kiwix and its fallback web both slow: the question still ends at the deadline."""
+    probe = PROBES["kiwix"]
+    for name in ("kiwix", "web"):
+        rig.proxies[name].set("slow")
+    try:
+        async with aiohttp.ClientSession() as http:
+            answers = await asyncio.gather(
+                *(ask(http, rig, probe, f"{probe.query} both slow {n}") for n in range(CONCURRENCY))
+            )
+    finally:
+        for name in ("kiwix", "web"):
+            rig.proxies[name].set("pass")
+    for answer in answers:
+        assert answer["source_used"] == "none", answer
+        assert run_of(answer, "kiwix")["status"] == "timeout", answer
+        web = [r for r in answer["sources"] if r["name"] == "web"]
+        # The fallback ran with what was left of the deadline, or was not started at all.
+        assert all(r["status"] in ("timeout", "skipped") for r in web), answer
+        assert answer["elapsed_ms"] >= SOURCE_TIMEOUT * 1000
+
+
 async def listeners(http: aiohttp.ClientSession, hass: HassCore) -> dict[str, int]:
     """HA's own count of event listeners per event type (GET /api/events)."""
     async with http.get(
@@ -303,7 +327,6 @@ async def test_home_assistant_restart_under_load(rig: Rig, tmp_path: Path) -> No
         extra = {k: again.get(k, 0) - without.get(k, 0) for k in again}
         assert extra.get("state_changed", 0) == 1, extra
         assert all(n in (0, 1) for n in extra.values()), extra
-        assert again == with_us
     hass.set_number("input_number.living_room_temp", 21.5)
 
 
