@@ -181,3 +181,37 @@ def test_snapshot_store_retention(tmp_path: Path) -> None:
     rows = store.between("uptime", now - 8 * day, now)
     assert [d for _, d in rows] == [{"NAS": "down"}, {"NAS": "up"}]
     store.close()
+
+
+async def test_uptime_monitors_through_the_real_uptime_source(
+    aiohttp_server: Any, make_settings: Callable[..., Settings]
+) -> None:
+    """Snapshots read UptimeSource.monitors() against the Uptime Kuma wire-format stub."""
+    from mnemolis.sources.uptime import UptimeSource
+
+    from .stubs.uptime_kuma import DOWN, KumaState, uptime_kuma_app
+
+    kuma = KumaState()
+    server = await aiohttp_server(uptime_kuma_app(kuma))
+    settings = make_settings(uptime={"url": str(server.make_url("/")), "slug": "home"})
+    services: dict[str, Any] = {}
+    async with aiohttp.ClientSession() as session:
+        deps = SourceDeps(settings=settings, session=session, services=services)
+        uptime = UptimeSource(deps)
+        source = ChangesSource(deps)
+        services["sources"] = {"uptime": uptime, "changes": source}
+        assert source.configured and not source.has_ha
+        await source.start()
+        try:
+            assert await source.snapshot_now() == {"uptime": "stored"}
+            nas = next(m for m in kuma.monitors if m.name == "NAS")
+            nas.beats.append(DOWN)
+            nas.msg = "timeout of 48000ms exceeded"
+            await asyncio.sleep(0.05)
+            assert await source.snapshot_now() == {"uptime": "stored"}
+            answer = await source.query("what changed in the last hour?", ctx())
+        finally:
+            await source.stop()
+    assert answer.answer.startswith("1 change in the last hour (")
+    assert "uptime: NAS: up → down today at" in answer.answer
+    assert answer.evidence[0].ref == "uptime:NAS"
