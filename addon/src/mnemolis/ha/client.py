@@ -263,6 +263,8 @@ class HAClient:
             delay = min(delay * 2, self.backoff_max)
 
     def _set_error(self, err: SourceError) -> None:
+        if self._stopping:
+            return  # our own close, not a failure
         if self.last_error is None or str(self.last_error) != str(err):
             _LOGGER.warning("Home Assistant: %s", err.message)
         self.last_error = err
