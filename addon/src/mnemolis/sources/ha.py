@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from ..errors import SourceError
+from ..errors import SourceError, SourceNotConfigured
 from ..ha import HAClient, ha_configured, shared_client
 from ..ha.describe import BINARY_WORDS, ago, parse_time, state_word, when
 from ..ha.matching import EntityMatch
@@ -117,7 +117,7 @@ class HASource(Source):
         if self._client is None:
             client = shared_client(self.deps)
             if client is None:
-                raise SourceError("Home Assistant is not configured")
+                raise SourceNotConfigured("Home Assistant is not configured")
             self._client = client.acquire()
         return self._client
 
