@@ -215,3 +215,33 @@ async def test_uptime_monitors_through_the_real_uptime_source(
     assert answer.answer.startswith("1 change in the last hour (")
     assert "uptime: NAS: up → down today at" in answer.answer
     assert answer.evidence[0].ref == "uptime:NAS"
+
+
+async def test_broken_snapshot_providers_do_not_stop_the_others(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async def good() -> dict[str, Any]:
+        return {"NAS": "up"}
+
+    async def not_an_object() -> Any:
+        return ["NAS", "up"]
+
+    async def failing() -> dict[str, Any]:
+        raise RuntimeError("boom")
+
+    settings = make_settings(uptime={"url": "http://127.0.0.1:9", "slug": "home"})
+    services: dict[str, Any] = {
+        "snapshots": {"good": good, "list": not_an_object, "failing": failing}
+    }
+    async with aiohttp.ClientSession() as session:
+        source = ChangesSource(SourceDeps(settings=settings, session=session, services=services))
+        await source.start()
+        try:
+            outcome = await source.snapshot_now()
+        finally:
+            await source.stop()
+    assert outcome == {
+        "good": "stored",
+        "list": "failed: snapshot is a list, not an object",
+        "failing": "failed: RuntimeError",
+    }

@@ -242,13 +242,16 @@ class ChangesSource(Source):
         for name, provider in self.providers().items():
             try:
                 async with asyncio.timeout(self.settings.routing.source_timeout):
-                    data = await provider()
+                    data: object = await provider()
             except (SourceError, TimeoutError) as err:
                 outcome[name] = f"failed: {err}"
                 continue
             except Exception as err:
                 _LOGGER.warning("snapshot of %s failed: %s", name, err)
                 outcome[name] = f"failed: {type(err).__name__}"
+                continue
+            if not isinstance(data, dict):
+                outcome[name] = f"failed: snapshot is a {type(data).__name__}, not an object"
                 continue
             stored = await asyncio.to_thread(self.store.record, name, data, taken)
             outcome[name] = "stored" if stored else "unchanged"
