@@ -57,7 +57,7 @@ END;
 CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 """
 
-EMBED_BATCH = 256
+EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 
 
@@ -135,7 +135,7 @@ class DocumentDatabase:
                 (str(time.time()),),
             )
             writer.execute(
-                "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 0.5)')"
+                "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)')"
             )
             reader = connect(self.db_path)
             reader.execute("SELECT count(*) FROM files").fetchone()

@@ -49,6 +49,7 @@ MAX_LIMIT = 100
 WATCH_DEBOUNCE_MS = 400
 REGISTRY_POLL_S = 2.0
 MAX_BUNDLE_CHARS = 2_000_000
+CLOSE_WAIT_S = 15.0
 
 
 def store_of(services: dict[str, Any]) -> KnowledgeStore:
@@ -209,10 +210,25 @@ class KnowledgeStore:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
-        await asyncio.to_thread(self._executor.shutdown, wait=True, cancel_futures=True)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        idle = await asyncio.to_thread(self._worker_idle, CLOSE_WAIT_S)
+        if not idle:
+            # A model embedding batch is still running; SQLite rolls its open
+            # transaction back at exit, so leaving the connections is safe.
+            _LOGGER.warning("indexing worker still busy after %.0f s; not waiting", CLOSE_WAIT_S)
+            return
         for db in self.databases.values():
             db.close()
         self.memories.close()
+
+    def _worker_idle(self, timeout: float) -> bool:
+        """Wait for the indexing thread to finish its current job (bounded)."""
+        deadline = time.monotonic() + timeout
+        for thread in list(getattr(self._executor, "_threads", ())):
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                return False
+        return True
 
     def publish(self, services: dict[str, Any]) -> None:
         """Share the store and its cheap lookups with the router, stats and MCP."""
@@ -336,9 +352,21 @@ class KnowledgeStore:
             return
 
     async def _poll_registry(self) -> None:
-        """Pick up databases added or removed by ``mnemolis rag`` while we run."""
+        """Pick up databases added or removed by ``mnemolis rag``, and model changes."""
+        embedder_name = current_embedder(self.services).name
         while not self._watch_stop.is_set():
             await asyncio.sleep(REGISTRY_POLL_S)
+            now_name = current_embedder(self.services).name
+            if now_name != embedder_name:
+                # A model appeared (or went): re-embed in the background right away.
+                embedder_name = now_name
+                _LOGGER.info("embedder is now %s; re-embedding databases and memories", now_name)
+                for db in list(self.databases.values()):
+                    await asyncio.to_thread(
+                        self._ensure_embedded, db, current_embedder(self.services)
+                    )
+                self._memories_embedded.add(now_name)
+                self._submit_memory_vectors()
             mtime = self.registry.mtime_ns()
             if mtime == self._registry_mtime:
                 continue
