@@ -28,7 +28,9 @@ access token, areas, aliases and area assignments. It yields a ``HassCore``:
 
 What the generated home contains (tests assert against these values):
 
-* Areas: Kitchen, Living Room (alias "Lounge"), Garage, Hallway.
+* Floors: Ground Floor (alias "downstairs": Kitchen, Living Room, Garage,
+  Hallway) and Upstairs (alias "first floor": Bedroom).
+* Areas: Kitchen, Living Room (alias "Lounge"), Garage, Hallway, Bedroom.
 * ``binary_sensor.garage_door`` "Garage Door" (device_class garage_door,
   Garage), driven by ``input_boolean.garage_door_contact``;
   ``binary_sensor.front_door`` "Front Door" (device_class door, Hallway,
@@ -40,7 +42,8 @@ What the generated home contains (tests assert against these values):
   (12.3 °C).
 * Template lights: ``light.kitchen_ceiling`` "Kitchen Ceiling" and
   ``light.counter_lights`` "Counter Lights" (Kitchen), ``light.reading_lamp``
-  "Reading Lamp" (Living Room), ``light.hallway_light`` (Hallway); each one
+  "Reading Lamp" (Living Room), ``light.hallway_light`` (Hallway),
+  ``light.bedside_lamp`` "Bedside Lamp" (Bedroom); each one
   follows ``input_boolean.<object_id>_power`` and starts off.
 * ``input_boolean.guest_mode`` "Guest Mode" (visible, no area, starts off).
 * Persons ``person.alice`` / ``person.bob`` tracked by
@@ -93,6 +96,7 @@ LIGHTS = {
     "counter_lights": ("Counter Lights", "kitchen"),
     "reading_lamp": ("Reading Lamp", "living_room"),
     "hallway_light": ("Hallway Light", "hallway"),
+    "bedside_lamp": ("Bedside Lamp", "bedroom"),
 }
 
 
@@ -485,12 +489,32 @@ class HassCore:
         )
 
     def populate(self) -> None:
-        """Areas, aliases, area assignments; hide the helper input_booleans."""
+        """Floors, areas, aliases, area assignments; hide the helper input_booleans."""
+        ground, upstairs = (
+            f["floor_id"]
+            for f in self.ws_commands(
+                [
+                    {
+                        "type": "config/floor_registry/create",
+                        "name": "Ground Floor",
+                        "aliases": ["downstairs"],
+                        "level": 0,
+                    },
+                    {
+                        "type": "config/floor_registry/create",
+                        "name": "Upstairs",
+                        "aliases": ["first floor"],
+                        "level": 1,
+                    },
+                ]
+            )
+        )
         areas = {
-            "kitchen": {"name": "Kitchen"},
-            "living_room": {"name": "Living Room", "aliases": ["Lounge"]},
-            "garage": {"name": "Garage"},
-            "hallway": {"name": "Hallway"},
+            "kitchen": {"name": "Kitchen", "floor_id": ground},
+            "living_room": {"name": "Living Room", "aliases": ["Lounge"], "floor_id": ground},
+            "garage": {"name": "Garage", "floor_id": ground},
+            "hallway": {"name": "Hallway", "floor_id": ground},
+            "bedroom": {"name": "Bedroom", "floor_id": upstairs},
         }
         # Onboarding already created some default areas (Kitchen, Living Room, ...).
         existing = {

@@ -178,7 +178,7 @@ async def test_reconnect_after_home_assistant_restart(
 ) -> None:
     client = ha_source.client
     subscriptions = client.subscription_count
-    assert subscriptions == 4  # entities + area/device/entity registry updates
+    assert subscriptions == 5  # entities + floor/area/device/entity registry updates
     seen: list[str] = []
 
     def on_change(changed: set[str]) -> None:

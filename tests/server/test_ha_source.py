@@ -249,3 +249,18 @@ async def test_measurement_everywhere_and_commands_are_not_obeyed(
     assert answer.answer.startswith("I only read Home Assistant; I don't control devices.")
     assert "Kitchen Ceiling is off" in answer.answer
     assert hass_core.get_state("light.kitchen_ceiling")["state"] == "off"  # type: ignore[index]
+
+
+async def test_lights_by_floor(ha: HASource, hass_core: HassCore) -> None:
+    hass_core.turn_on("input_boolean.bedside_lamp_power")
+    hass_core.turn_on("input_boolean.reading_lamp_power")
+    await wait_for(state_is(ha, "light.bedside_lamp", "on"))
+    await wait_for(state_is(ha, "light.reading_lamp", "on"))
+    upstairs = await ha.query("Which lights are on upstairs?", ctx())
+    assert upstairs.answer.startswith("1 of 1 lights upstairs is on: Bedside Lamp.")
+    downstairs = await ha.query("are any lights on downstairs", ctx())
+    assert "lights on the Ground Floor" in downstairs.answer
+    assert "Reading Lamp" in downstairs.answer
+    assert "Bedside Lamp" not in downstairs.answer
+    assert {"upstairs", "first floor", "ground floor", "downstairs"} <= ha.client.vocabulary()
+    hass_core.turn_off("input_boolean.bedside_lamp_power")

@@ -74,6 +74,7 @@ class Registries:
     areas: dict[str, dict[str, Any]] = field(default_factory=dict)
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
     entities: dict[str, dict[str, Any]] = field(default_factory=dict)
+    floors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class HAClient:
@@ -141,6 +142,7 @@ class HAClient:
         self._stopping = False
         self.subscribe({"type": "subscribe_entities"}, self._on_entities)
         for event_type in (
+            "floor_registry_updated",
             "area_registry_updated",
             "device_registry_updated",
             "entity_registry_updated",
@@ -457,8 +459,9 @@ class HAClient:
             _LOGGER.debug("registry reload failed: %s", err)
 
     async def load_registries(self) -> None:
-        """Fetch the area, device and entity registries."""
-        areas, devices, entities = await asyncio.gather(
+        """Fetch the floor, area, device and entity registries."""
+        floors, areas, devices, entities = await asyncio.gather(
+            self._send({"type": "config/floor_registry/list"}),
             self._send({"type": "config/area_registry/list"}),
             self._send({"type": "config/device_registry/list"}),
             self._send({"type": "config/entity_registry/list"}),
@@ -481,6 +484,7 @@ class HAClient:
             areas={a["area_id"]: a for a in areas or [] if isinstance(a, dict)},
             devices={d["id"]: d for d in devices or [] if isinstance(d, dict)},
             entities=by_id,
+            floors={f["floor_id"]: f for f in floors or [] if isinstance(f, dict)},
         )
         self._candidates = None
 
@@ -560,6 +564,20 @@ class HAClient:
         )
         return match_areas(areas, text)
 
+    def match_floors(self, text: str) -> list[AreaMatch]:
+        """Floors the text names ("upstairs", "ground floor"), best first."""
+        floors = (
+            (floor_id, str(f.get("name", "")), [str(x) for x in f.get("aliases") or []])
+            for floor_id, f in self.registries.floors.items()
+        )
+        return match_areas(floors, text)
+
+    def areas_on_floor(self, floor_id: str) -> list[str]:
+        """Area ids on a floor."""
+        return sorted(
+            a for a, area in self.registries.areas.items() if area.get("floor_id") == floor_id
+        )
+
     def entities_in_area(self, area_id: str, domains: Iterable[str] | None = None) -> list[str]:
         """Entity ids in an area (directly or through their device), optionally by domain."""
         wanted = set(domains) if domains else None
@@ -571,12 +589,12 @@ class HAClient:
         )
 
     def vocabulary(self) -> set[str]:
-        """Lower-cased friendly names, aliases and area names (routing signals)."""
+        """Lower-cased friendly names, aliases, area and floor names (routing signals)."""
         vocab: set[str] = set()
         for cand in self.candidates():
             vocab.add(cand.name.lower())
             vocab.update(a.lower() for a in cand.aliases)
-        for area in self.registries.areas.values():
+        for area in [*self.registries.areas.values(), *self.registries.floors.values()]:
             if area.get("name"):
                 vocab.add(str(area["name"]).lower())
             vocab.update(str(a).lower() for a in area.get("aliases") or [])

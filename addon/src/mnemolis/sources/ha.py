@@ -272,9 +272,18 @@ class HASource(Source):
         measurement = next(
             (dc for word, dc in MEASUREMENTS.items() if re.search(rf"\b{word}\b", lowered)), None
         )
-        areas = client.match_areas(question)
         if kind is None and measurement is None:
             return None
+        areas = client.match_areas(question)
+        area_ids = [a.area_id for a in areas[:1]]
+        where = f" in the {areas[0].name}" if areas else ""
+        floors = [] if areas else client.match_floors(question)
+        if floors:
+            # "which lights are on upstairs": every area on that floor.
+            area_ids = client.areas_on_floor(floors[0].area_id)
+            name = floors[0].name
+            where = f" {name.lower()}" if name.lower().endswith("stairs") else f" on the {name}"
+            areas = floors
         named = bool(matches) and matches[0].score >= 90 and matches[0].matched_on != "area"
         if measurement is not None and not areas and named:
             return None  # "outdoor temperature": a name, answered by _states
@@ -299,16 +308,14 @@ class HASource(Source):
             ),
             None,
         )
-        area_ids = [a.area_id for a in areas[:1]]
         pool = [
             client.states[eid]
             for eid in sorted(client.states)
             if eid.split(".", 1)[0] in domains
-            and (not area_ids or client.area_id_of(eid) in area_ids)
+            and (not areas or client.area_id_of(eid) in area_ids)
             and _matches_class(client.states[eid], classes, measurement is not None)
             and not _hidden(client, eid)
         ]
-        where = f" in the {areas[0].name}" if areas else ""
         if not pool:
             return SourceAnswer(
                 source=self.name,
