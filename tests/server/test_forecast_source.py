@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -207,6 +208,10 @@ async def open_meteo(aiohttp_server: Any) -> Any:
 
     async def forecast(request: web.Request) -> web.Response:
         seen.append(dict(request.query))
+        if mode["value"] == "garbage":
+            return web.Response(text="<html>Bad gateway</html>", content_type="text/html")
+        if mode["value"] == "slow":
+            await asyncio.sleep(5)
         if mode["value"] == "error":
             return web.json_response(
                 {"error": True, "reason": "Latitude must be in range of -90 to 90°."}, status=400
@@ -282,3 +287,42 @@ async def test_open_meteo_at_home_assistants_location(
         f"{day:%A} {day.day} {day:%B}: sunny, 1 to 9 °C, 0 mm precipitation (0 % chance), "
         "wind 9 km/h."
     )
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "error"),
+    [
+        ("garbage", "error", "bad_response: Open-Meteo at "),
+        ("slow", "timeout", "forecast did not answer within 1 s"),
+        ("refused", "error", "unreachable: Open-Meteo at http://127.0.0.1:"),
+    ],
+)
+async def test_open_meteo_failures(
+    open_meteo: Any,
+    make_settings: Callable[..., Settings],
+    mode: str,
+    status: str,
+    error: str,
+) -> None:
+    from .conftest import free_port
+
+    url = str(open_meteo.make_url("/"))
+    if mode == "refused":
+        url = f"http://127.0.0.1:{free_port()}/"
+    open_meteo.mode["value"] = mode
+    settings = make_settings(
+        forecast={"open_meteo_url": url, "latitude": 52.52, "longitude": 13.41},
+        routing={"source_timeout": 1.0},
+    )
+    async with aiohttp.ClientSession() as session:
+        source = ForecastSource(SourceDeps(settings=settings, session=session, services={}))
+        await source.start()
+        try:
+            run, answer = await run_source(source, "weather tomorrow", ctx(), timeout=1.0)
+            health = await source.health()
+        finally:
+            await source.stop()
+    assert answer is None
+    assert run.status == status
+    assert run.error is not None and run.error.startswith(error), run.error
+    assert not health.healthy
