@@ -148,7 +148,9 @@ def run_bare(llama: Any, prompt: list[int], stops: list[str], tokens: int) -> Ru
         piece = chunk["choices"][0]["text"]
         if piece:
             parts.append(piece)
-            first = first or time.perf_counter() - started
+            # Like the server, which trims the answer's leading whitespace.
+            if piece.strip():
+                first = first or time.perf_counter() - started
     text = "".join(parts)
     # Greedy decoding on the same prompt: the same tokens as the server made.
     return first, time.perf_counter() - started, text, 0
@@ -249,9 +251,16 @@ def main() -> int:
             f"{pct(decode, 50):.1f} | {pct(e2e, 50):.1f} | {summary[path]:.1f} |"
         )
     print()
-    ratio = summary["mnemolis"] / summary["bare"]
+    # Rounds alternate the two paths back to back, so each round's ratio compares
+    # runs under the same background load; the median discards load spikes.
+    paired = [b[1] / m[1] for m, b in zip(results["mnemolis"], results["bare"], strict=True)]
+    ratio = statistics.median(paired)
+    mean_ratio = summary["mnemolis"] / summary["bare"]
     verdict = "met" if ratio >= 0.95 else "NOT met"
-    print(f"Mnemolis / bare throughput: {ratio:.3f} (target ≥ 0.95: {verdict})")
+    print(
+        f"Mnemolis / bare throughput: median of paired rounds {ratio:.3f}, "
+        f"ratio of means {mean_ratio:.3f} (target ≥ 0.95 on the median: {verdict})"
+    )
     print()
     print("| server | RSS MiB |")
     print("|---|---|")

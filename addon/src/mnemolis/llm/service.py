@@ -166,6 +166,7 @@ class LLMService:
         self.backend: LocalEngine | RemoteBackend | None = None
         self.embedder: LocalEmbedder | None = None
         self.problem = ""  # why the configured chat model cannot run
+        self.note = ""  # why there is no chat model, when that is fine
         self.embedding_problem = ""
         self._session = session
         self._load_task: asyncio.Task[None] | None = None
@@ -196,6 +197,8 @@ class LLMService:
             if found.unreadable:
                 name, why = next(iter(found.unreadable.items()))
                 self.problem = f"no usable chat model in {self.folder}: {name}: {why}"
+            else:
+                self.note = f"no chat model in {self.folder} yet (llm.model: auto)"
             return None
         try:
             path = resolve(spec, self.folder)
@@ -308,7 +311,7 @@ class LLMService:
         if self.problem:
             return ComponentHealth("down", self.problem)
         if backend is None:
-            parts.append("no chat model configured (answers are extractive)")
+            parts.append((self.note or "no chat model configured") + " (answers are extractive)")
         elif isinstance(backend, RemoteBackend):
             try:
                 await backend.models()

@@ -87,12 +87,16 @@ class Generation:
         self._events = events
         self._cancel = cancel
         self._done = False
+        self._held: Finished | BaseException | None = None
 
     async def deltas(self, disconnected: Callable[[], bool] | None = None) -> AsyncIterator[str]:
         """Text pieces as they are generated; stops the model if the consumer leaves."""
         try:
             while not self._done:
-                if disconnected is None:
+                item: str | Finished | BaseException
+                if self._held is not None:
+                    item, self._held = self._held, None
+                elif disconnected is None:
                     item = await self._events.get()
                 else:
                     try:
@@ -112,8 +116,18 @@ class Generation:
                 if isinstance(item, BaseException):
                     self._done = True
                     raise item
-                if item:
-                    yield item
+                # Pieces that queued up while the consumer was busy go out as one
+                # chunk: fewer writes when the machine is loaded, same text.
+                parts = [item]
+                while not self._events.empty():
+                    nxt = self._events.get_nowait()
+                    if not isinstance(nxt, str):
+                        self._held = nxt
+                        break
+                    parts.append(nxt)
+                text = "".join(parts)
+                if text:
+                    yield text
         finally:
             if not self._done:
                 self.cancel()
