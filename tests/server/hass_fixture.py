@@ -56,6 +56,7 @@ What the generated home contains (tests assert against these values):
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import shutil
@@ -297,6 +298,8 @@ class HassCore:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        # Own session (so ^C in pytest does not half-kill it); stop it at exit regardless.
+        atexit.register(self.stop)
         self._wait(lambda: self._http("GET", "/api/onboarding", auth=False) is not None, 90)
 
     def stop(self) -> None:
