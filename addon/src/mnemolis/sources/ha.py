@@ -57,7 +57,7 @@ STATE_FILTERS: dict[str, frozenset[str]] = {
     "playing": frozenset({"playing"}),
 }
 _PRESENCE = re.compile(
-    r"\bwho(?:'s| is| are)?\s+(?:at\s+)?(?:home|in|here|away|out)\b|"
+    r"\bwho(?:'s| is| are)?\s+(?:at\s+)?(?:home|here|away|out)\b|"
     r"\b(?:is|are)\s+(?:any|some)(?:one|body)\s+(?:at\s+)?home\b|\banybody home\b|"
     r"\bwho(?:'s| is)\s+not\s+home\b",
     re.IGNORECASE,
