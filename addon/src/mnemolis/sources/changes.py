@@ -29,6 +29,7 @@ SnapshotProvider = Callable[[], Awaitable[dict[str, Any]]]
 DEFAULT_HOURS = 24
 MAX_LINES = 20
 AWAY_LOOKBACK_DAYS = 3
+FIRST_SNAPSHOT_SECONDS = 60.0
 _NOT_THERE = frozenset({"unknown", "unavailable"})
 _AWAY = re.compile(
     r"\bwhile\s+(?:i|we|(?P<who>[\w-]+))\s+(?:was|were)\s+"
@@ -261,7 +262,8 @@ class ChangesSource(Source):
         return outcome
 
     async def _snapshot_loop(self) -> None:
-        await asyncio.sleep(5)  # let the other sources start and warm up
+        # Let the other sources start and warm up before the first baseline.
+        await asyncio.sleep(min(FIRST_SNAPSHOT_SECONDS, self.settings.changes.snapshot_seconds))
         while True:
             try:
                 await self.snapshot_now()
