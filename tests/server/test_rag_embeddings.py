@@ -57,6 +57,11 @@ async def test_model_embeddings_find_meaning_not_words(
     assert sources_of(found)[0] == "boiler.html", found
     hybrid = await store.search_rag("house", question, 3, "hybrid")
     assert sources_of(hybrid)[0] == "boiler.html"
+    # The router's rag source trusts the model's similarity, not only shared words.
+    resp = await client.post("/search", json={"query": question, "source": "rag"})
+    answer = await resp.json()
+    assert answer["source_used"] == "rag", answer
+    assert answer["citations"][0]["ref"].endswith("boiler.html")
     # Memories move to the model too (older ones re-embedded in the background).
     resp = await client.post("/api/memories", json={"content": "Recycling goes out on Mondays"})
     assert resp.status == 201

@@ -94,6 +94,7 @@ class Passage:
     hit: Hit
     source: str
     score: float
+    similarity: float | None = None  # cosine from the semantic ranking, when it ran
 
 
 class KnowledgeStore:
@@ -648,6 +649,7 @@ class KnowledgeStore:
         if mode == "semantic":
             return semantic[:limit]
         key = {(p.db, p.hit.chunk_id): p for p in [*semantic, *keyword]}
+        similarity = {(p.db, p.hit.chunk_id): p.score for p in semantic}
         fused = rrf(
             [[(p.db, p.hit.chunk_id) for p in keyword], [(p.db, p.hit.chunk_id) for p in semantic]],
             self.settings.routing.rrf_k,
@@ -655,7 +657,8 @@ class KnowledgeStore:
         out = []
         for k, score in fused[:limit]:
             p = key[k]
-            out.append(Passage(p.db, p.hit, p.source, score))
+            sim = similarity.get(k)
+            out.append(Passage(p.db, p.hit, p.source, score, sim))
         return out
 
     # --- memories ------------------------------------------------------------

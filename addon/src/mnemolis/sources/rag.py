@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured
+from ..knowledge.embedder import current_embedder
 from ..knowledge.text import query_tokens
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceHealth
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from ..knowledge.store import KnowledgeStore
 
 MIN_COVERAGE = 0.5
+MODEL_SIMILARITY = 0.5
 PASSAGES = 3
 PASSAGE_CHARS = 700
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -79,8 +81,15 @@ class RagSource(Source):
             passages = await store.search_all(question, limit=10, mode="hybrid")
         except SourceError:
             raise
+        # A real embedding model may vouch for a passage that shares no words with the
+        # question; the hashing fallback cannot, so then the words must match.
+        embedder = current_embedder(self.deps.services)
+        trusted = getattr(embedder, "min_similarity", None) is None
         relevant = [
-            p for p in passages if coverage(question, p.hit.content, p.hit.heading) >= MIN_COVERAGE
+            p
+            for p in passages
+            if coverage(question, p.hit.content, p.hit.heading) >= MIN_COVERAGE
+            or (trusted and p.similarity is not None and p.similarity >= MODEL_SIMILARITY)
         ]
         if not relevant:
             return SourceAnswer(source=self.name, answer="")
