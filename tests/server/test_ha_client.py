@@ -223,3 +223,36 @@ async def test_something_else_than_home_assistant(
             await client.stop()
     assert caught.value.kind == "bad_response"
     assert message in caught.value.message
+
+
+async def test_backoff_doubles_caps_and_resets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retry waits: 1, 2, 4, 8, 8 (cap); after a working connection drops: back to 1."""
+    from mnemolis.errors import SourceAuthFailed, SourceUnreachable
+
+    outcomes = iter(["fail"] * 5 + ["connected", "fail", "auth", "fail"])
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async with aiohttp.ClientSession() as session:
+        client = HAClient(session, "ws://h/api/websocket", "t", backoff_initial=1, backoff_max=8)
+
+        async def connect_once() -> None:
+            outcome = next(outcomes)
+            if outcome == "connected":
+                client.connect_count += 1
+            if outcome == "auth":
+                raise SourceAuthFailed("Home Assistant rejected the access token")
+            raise SourceUnreachable("connection lost")
+
+        async def sleep(seconds: float) -> None:
+            waits.append(seconds)
+            if len(waits) == 9:
+                client._stopping = True
+            await real_sleep(0)
+
+        client._connect_once = connect_once  # type: ignore[method-assign]
+        monkeypatch.setattr("mnemolis.ha.client.random.uniform", lambda a, b: 1.0)
+        monkeypatch.setattr("mnemolis.ha.client.asyncio.sleep", sleep)
+        await client._run()
+    # Auth failures wait the maximum: retrying a rejected token quickly only locks users out.
+    assert waits == [1, 2, 4, 8, 8, 1, 2, 8, 8]

@@ -227,9 +227,9 @@ class HAClient:
     async def _run(self) -> None:
         delay = self.backoff_initial
         while not self._stopping:
+            connects = self.connect_count
             try:
                 await self._connect_once()
-                delay = self.backoff_initial
             except asyncio.CancelledError:
                 raise
             except SourceError as err:
@@ -257,6 +257,8 @@ class HAClient:
                 self._fail_pending(SourceUnreachable("connection to Home Assistant lost"))
             if self._flag("_stopping"):
                 break
+            if self.connect_count > connects:
+                delay = self.backoff_initial  # a working connection dropped: retry soon
             wait = min(delay, self.backoff_max) * random.uniform(0.8, 1.2)
             if isinstance(self.last_error, SourceAuthFailed):
                 wait = self.backoff_max
