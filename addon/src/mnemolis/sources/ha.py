@@ -374,7 +374,8 @@ class HASource(Source):
         entity_id = match.entity_id
         target = _target_state(question, client.states.get(entity_id) or {})
         start = now - timedelta(days=HISTORY_DAYS)
-        rows = (await client.history([entity_id], start, now)).get(entity_id, [])
+        history = await client.history([entity_id], start, now, no_attributes=True)
+        rows = history.get(entity_id, [])
         name = client.friendly_name(entity_id)
         hit: dict[str, Any] | None = None
         previous: str | None = None
