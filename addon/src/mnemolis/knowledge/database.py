@@ -110,6 +110,7 @@ class DocumentDatabase:
     def __init__(self, name: str, root: Path, directory: Path) -> None:
         self.name = name
         self.root = root.resolve()
+        self._root_prefix = str(self.root).rstrip("/") + "/"
         self.directory = directory
         self.db_path = directory / "data.db"
         self._writer: sqlite3.Connection | None = None
@@ -418,7 +419,8 @@ class DocumentDatabase:
 
     def _alive(self, hits: list[Hit]) -> list[Hit]:
         """Drop hits whose file vanished and is not yet pruned."""
-        gone = {p for p in {h.path for h in hits} if not (self.root / p).exists()}
+        prefix = self._root_prefix
+        gone = {p for p in {h.path for h in hits} if not os.path.exists(prefix + p)}  # noqa: PTH110
         return [h for h in hits if h.path not in gone] if gone else hits
 
     def search_keyword(self, query: str, limit: int) -> list[Hit]:
