@@ -281,7 +281,8 @@ class ChangesSource(Source):
         client = self._ha()
         if client is not None:
             await client.wait_ready(self.settings.routing.source_timeout)
-        tz: tzinfo = (client.time_zone if client else None) or UTC
+        # HA's zone; without HA the server's own local zone.
+        tz: tzinfo = (client.time_zone if client else None) or now.astimezone().tzinfo or UTC
         local_now = now.astimezone(tz)
         window: Window | None = None
         if client is not None and (away := _AWAY.search(question)):
