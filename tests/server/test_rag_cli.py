@@ -35,6 +35,7 @@ def test_rag_commands(tmp_path: Path) -> None:
     assert "house: 3 file(s)" in out.stdout
     out = rag(data, roots, "list")
     assert "house: 3 file(s)" in out.stdout and "mnemolis-docs" in out.stdout
+    assert "mnemolis-docs: 0 file(s)" not in out.stdout  # the bundled docs get indexed too
     out = rag(data, roots, "list", "--json")
     listing = json.loads(out.stdout)
     assert [r["db"] for r in listing["registered"]] == ["house", "mnemolis-docs"]

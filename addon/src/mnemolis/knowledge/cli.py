@@ -53,9 +53,11 @@ def _summary(status: dict[str, Any]) -> str:
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
-    store = await KnowledgeStore.open(settings, watch=False, index=False)
+    action = args.rag_action
+    # list/search first catch up with the folders (incremental), like a server would.
+    store = await KnowledgeStore.open(settings, watch=False, index=action in ("list", "search"))
     try:
-        action = args.rag_action
+        await store.wait_idle()
         if action == "add":
             path = str(Path(args.path).expanduser().absolute())
             status = await store.register(args.name, path, wait=True)
