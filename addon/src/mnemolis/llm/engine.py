@@ -9,6 +9,7 @@ import contextlib
 import json
 import logging
 import random
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -179,10 +180,31 @@ class LocalEngine:
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[str | Finished | BaseException] = asyncio.Queue()
 
-        def emit(item: str | Finished | BaseException) -> None:
+        outbox: list[str | Finished | BaseException] = []
+        lock = threading.Lock()
+        wake_pending = False
+
+        def flush() -> None:  # on the event loop
+            nonlocal wake_pending
+            with lock:
+                items = outbox[:]
+                outbox.clear()
+                wake_pending = False
+            for item in items:
+                events.put_nowait(item)
+
+        def emit(item: str | Finished | BaseException) -> None:  # on the model thread
+            # One loop wake-up per batch of pieces, not per token: the model
+            # thread touches the event loop (and the GIL) as little as possible.
+            nonlocal wake_pending
+            with lock:
+                outbox.append(item)
+                if wake_pending:
+                    return
+                wake_pending = True
             # RuntimeError: the loop is gone (shutdown); nobody is listening.
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(events.put_nowait, item)
+                loop.call_soon_threadsafe(flush)
 
         def run(job: Job) -> None:
             try:
