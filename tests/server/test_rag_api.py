@@ -337,6 +337,12 @@ async def test_source_bundle_refuses_files_outside_databases(
     files = (await resp.json())["files"]
     assert len(files) == 1 and files[0]["db"] == "house" and "tomatoes" in files[0]["text"]
     assert files[0]["truncated"] is False
+    # Memory citations from a context pack resolve too.
+    mem = await (await client.post("/api/memories", json={"content": "Spare fuse: kitchen"})).json()
+    resp = await client.post("/api/source-bundle", json={"sources": [f"memory:{mem['id']}"]})
+    assert (await resp.json())["files"][0]["text"] == "Spare fuse: kitchen"
+    resp = await client.post("/api/source-bundle", json={"sources": ["memory:nope"]})
+    assert resp.status == 404
 
 
 async def test_openapi_documents_knowledge_routes(make_client: Client) -> None:

@@ -897,12 +897,24 @@ class KnowledgeStore:
         raise Forbidden(f"source {ref!r} is outside every registered database")
 
     async def source_bundle(self, sources: list[str]) -> dict[str, Any]:
-        """Full text of cited local files, only inside registered databases."""
+        """Full text of cited local files (only inside registered databases) or memories."""
         if not sources:
             raise InvalidArgument("sources must name at least one path or citation ref")
         files: list[dict[str, Any]] = []
         seen: set[str] = set()
         for ref in sources[:50]:
+            if ref.strip().startswith("memory:"):
+                memory = await self.get_memory(ref.strip().removeprefix("memory:"))
+                files.append(
+                    {
+                        "path": f"memory:{memory.id}",
+                        "db": "memory",
+                        "chars": len(memory.content),
+                        "truncated": False,
+                        "text": memory.content,
+                    }
+                )
+                continue
             db, rel = self._locate(ref)
             full = str(db.root / rel)
             if full in seen:
