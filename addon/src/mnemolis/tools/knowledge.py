@@ -245,7 +245,8 @@ async def context_pack(core: Mnemolis, args: ContextPackRequest) -> ToolResult:
     title="Source bundle",
     description=(
         "Full text of local files cited by a search result (paths or citation refs), only "
-        "from registered document databases. Needs the full API key."
+        "from registered document databases; memory:ID refs return the memory. Needs the "
+        "full API key."
     ),
     input_model=SourceBundleRequest,
     annotations=_READ,
