@@ -12,7 +12,10 @@ the same questions (`source` auto) from 1, 10 and 50 concurrent clients:
 
 Each mix runs "repeat" (the same few questions over and over, as voice
 assistants ask them; Mnemolis's answer cache is in play) and "distinct" (a
-unique suffix per request, so no cached answer can be reused).
+number inside each question, so no cached answer can be reused). "server CPU
+ms/req" is the server process's own CPU time per answered request (the figure
+least disturbed by other load on the machine); "HA CPU ms/req" is what Home
+Assistant spent per request on the system's behalf.
 
     .venv/server/bin/python bench/compare_search.py [--seconds 4] [--levels 1,10,50]
 """
@@ -78,6 +81,8 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
     seconds: float = 0.0
+    cpu_s: float = 0.0
+    ha_cpu_s: float = 0.0
 
     def pct(self, p: float) -> float:
         """Percentile in milliseconds (nearest rank)."""
@@ -91,15 +96,31 @@ class Run:
         n = len(self.latencies)
         return (
             f"| {self.system} | {self.mix} | {self.clients} | {n / self.seconds:.0f} | "
-            f"{self.pct(50):.1f} | {self.pct(95):.1f} | {self.pct(99):.1f} | {self.errors} |"
+            f"{self.pct(50):.1f} | {self.pct(95):.1f} | {self.pct(99):.1f} | "
+            f"{self.cpu_s * 1000 / max(n, 1):.2f} | {self.ha_cpu_s * 1000 / max(n, 1):.2f} | "
+            f"{self.errors} |"
         )
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure(
-    url: str, system: str, mix: str, questions: list[str], clients: int, seconds: float
+    url: str,
+    system: str,
+    mix: str,
+    questions: list[str],
+    clients: int,
+    seconds: float,
+    pids: tuple[int, int],
 ) -> Run:
     """``clients`` callers asking the mix back to back for ``seconds``."""
     run = Run(system, mix, clients)
+    pid, ha_pid = pids
+    cpu_before, ha_before = cpu_seconds(pid), cpu_seconds(ha_pid)
     numbers = count()
     distinct = mix.endswith("distinct")
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
@@ -110,7 +131,8 @@ async def measure(
                 n = next(numbers)
                 query = questions[n % len(questions)]
                 if distinct:
-                    query = f"{query} (request {n})"
+                    # Inside the sentence: text after the "?" would be routed as a second part.
+                    query = f"{query.rstrip('?')} ({n})?"
                 started = time.perf_counter()
                 try:
                     async with http.post(f"{url}/search", json={"query": query}) as resp:
@@ -126,6 +148,8 @@ async def measure(
         began = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(clients)))
         run.seconds = time.perf_counter() - began
+    run.cpu_s = cpu_seconds(pid) - cpu_before
+    run.ha_cpu_s = cpu_seconds(ha_pid) - ha_before
     return run
 
 
@@ -228,15 +252,21 @@ async def main(args: argparse.Namespace) -> None:
             f"{n_url}/api/health",
         )
         answered = await who_answers(m_url, n_url)
+        assert hass.proc is not None
+        ha_pid = hass.proc.pid
         runs: list[Run] = []
         for mix, questions in (("local", LOCAL), ("mixed", MIXED)):
             for variant in ("repeat", "distinct"):
                 name = f"{mix} {variant}"
-                for system, url in (("mnemolis", m_url), ("naive", n_url)):
-                    await measure(url, system, name, questions, 1, 0.5)  # warm-up
+                for system, url, pid in (
+                    ("mnemolis", m_url, mnemolis.pid),
+                    ("naive", n_url, naive.pid),
+                ):
+                    pids = (pid, ha_pid)
+                    await measure(url, system, name, questions, 1, 0.5, pids)  # warm-up
                     for clients in levels:
                         runs.append(
-                            await measure(url, system, name, questions, clients, args.seconds)
+                            await measure(url, system, name, questions, clients, args.seconds, pids)
                         )
         m_rss, m_peak = _rss_mb(mnemolis.pid)
         n_rss, n_peak = _rss_mb(naive.pid)
@@ -246,8 +276,11 @@ async def main(args: argparse.Namespace) -> None:
             f"Home Assistant 2025.4.4 core, documents, memories and stubs; {args.seconds:g} s "
             f"per row; {os.cpu_count()} CPUs (shared)\n"
         )
-        print("| system | mix | clients | req/s | p50 ms | p95 ms | p99 ms | errors |")
-        print("|---|---|---|---|---|---|---|---|")
+        print(
+            "| system | mix | clients | req/s | p50 ms | p95 ms | p99 ms "
+            "| server CPU ms/req | HA CPU ms/req | errors |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for run in sorted(runs, key=lambda r: (r.mix, r.clients, r.system)):
             print(run.row())
         print("\n| question | mnemolis answered from | naive answered from |")
