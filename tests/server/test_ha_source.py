@@ -264,3 +264,16 @@ async def test_lights_by_floor(ha: HASource, hass_core: HassCore) -> None:
     assert "Bedside Lamp" not in downstairs.answer
     assert {"upstairs", "first floor", "ground floor", "downstairs"} <= ha.client.vocabulary()
     hass_core.turn_off("input_boolean.bedside_lamp_power")
+
+
+async def test_how_long_has_it_been_open(ha: HASource, hass_core: HassCore) -> None:
+    hass_core.turn_off("input_boolean.garage_door_contact")
+    await wait_for(state_is(ha, "binary_sensor.garage_door", "off"))
+    hass_core.turn_on("input_boolean.garage_door_contact")
+    await wait_for(state_is(ha, "binary_sensor.garage_door", "on"))
+    answer = await ha.query("How long has the garage door been open?", ctx())
+    assert answer.answer.startswith("Garage Door has just become open. Garage Door is open")
+    later = QueryContext(now=datetime.now(UTC) + timedelta(minutes=75))
+    answer = await ha.query("How long has the garage door been open?", later)
+    assert answer.answer.startswith("Garage Door has been open for 1 hour.")
+    hass_core.turn_off("input_boolean.garage_door_contact")

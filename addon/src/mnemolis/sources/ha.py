@@ -70,6 +70,7 @@ _HISTORY = re.compile(
 _COMMAND = re.compile(
     r"^\s*(?:please\s+)?(?:turn|switch|open|close|lock|unlock|set|start|stop|dim)\b", re.I
 )
+_HOW_LONG = re.compile(r"\bhow long\b|\bfor how long\b", re.IGNORECASE)
 _LISTING = re.compile(
     r"\b(which|what|any|list|how many|are (?:there )?(?:any|all))\b", re.IGNORECASE
 )
@@ -358,7 +359,18 @@ class HASource(Source):
         top = matches[0].score
         chosen = [m for m in matches if m.score >= top - 3][:3]
         found = [_Found(client.states[m.entity_id], m.score) for m in chosen]
-        answer = self._answer(client, found, tz, now, lead=_yes_no(question, found[0].state))
+        lead = _yes_no(question, found[0].state)
+        if _HOW_LONG.search(question):
+            # "How long has the garage door been open?": the duration first.
+            state = found[0].state
+            took = ago(state.get("last_changed"), now).removesuffix(" ago")
+            name = client.friendly_name(state["entity_id"])
+            lead = (
+                f"{name} has been {state_word(state)} for {took}. "
+                if took != "just now"
+                else (f"{name} has just become {state_word(state)}. ")
+            )
+        answer = self._answer(client, found, tz, now, lead=lead)
         answer.data["matches"] = [_match_dict(m) for m in chosen]
         return answer
 
