@@ -1,4 +1,4 @@
-"""Access control on a real server process: every route, both MCP transports, the UI's calls.
+"""Access control on a real server process: keys, Origin and Host on every surface.
 
 The route list comes from the app's own table (so a new route is checked the
 day it lands); requests go to a real ``mnemolis serve`` with both keys set and
@@ -66,6 +66,7 @@ async def test_keys_on_every_surface_and_no_secret_in_logs(
         "MNEMOLIS_NEWS__FRESHRSS_URL": "http://127.0.0.1:9",
         "MNEMOLIS_NEWS__FRESHRSS_USER": "alice",
         "MNEMOLIS_RAG__ROOTS": f'["{tmp_path}"]',
+        "MNEMOLIS_ALLOWED_ORIGINS": '["http://good.example"]',
     }
     server = start_server(env=env)
     table = endpoints()
@@ -120,6 +121,18 @@ async def test_keys_on_every_surface_and_no_secret_in_logs(
         async with http.get(f"{server.url}/mcp/sse", headers=ok) as resp:
             assert resp.status == 200
             assert b"endpoint" in await resp.content.readuntil(b"\n\n")
+
+        # Origin and Host rules hold on every surface, even with the full key.
+        surfaces = [("GET", "/api/health"), ("GET", "/"), ("POST", "/search")]
+        surfaces += [("POST", "/mcp"), ("GET", "/mcp/sse"), ("GET", "/v1/models")]
+        keyed = {"X-API-Key": FULL, **accept}
+        for method, path in surfaces:
+            evil = {**keyed, "Origin": "http://evil.example"}
+            assert await status(http, method, server.url + path, evil) == 403, path
+            rebinding = {**keyed, "Host": "attacker.example"}
+            assert await status(http, method, server.url + path, rebinding) == 403, path
+        good = {**keyed, "Origin": "http://good.example"}
+        assert await status(http, "GET", f"{server.url}/api/sources", good) == 200
 
         # The source bundle (full text of local files) only for the full key.
         full = {"X-API-Key": FULL}
