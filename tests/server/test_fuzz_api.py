@@ -301,3 +301,24 @@ def test_mcp_deep_nesting_and_huge_numbers(live_server: str, mcp_session: dict[s
         200,
         {"jsonrpc": "2.0", "id": "after", "result": {}},
     )
+
+
+def test_hostile_paths_for_cli_rag_add(tmp_path: Path) -> None:
+    """`mnemolis rag add` refuses escapes, symlinks out of a root and device files, in one line."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "out").symlink_to("/etc")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(root)])
+    for path in [f"{root}/../..", "/etc", "/dev/null", str(root / "out"), "/dev/zero"]:
+        proc = subprocess.run(
+            [str(SERVER_BIN), "rag", "add", "evil", path, "--data-dir", str(tmp_path / "d")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode != 0, (path, proc.stdout)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.strip(), path
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
