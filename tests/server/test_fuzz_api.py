@@ -119,7 +119,11 @@ hostile_strings = st.sampled_from(
         max_size=4,
     )
 )
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("MNEMOLIS_FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 def test_search_body_fuzz(body: dict[str, Any], live_server: str) -> None:
     """Hostile /search bodies get 200 or a clear 4xx, never a 5xx."""
     data = json.dumps(body).encode("utf-8", "surrogatepass")
