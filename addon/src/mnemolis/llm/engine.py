@@ -25,6 +25,8 @@ from .types import ChatParams, Finished, Generation
 from .worker import Job, ModelWorker
 
 _LOGGER = logging.getLogger(__name__)
+# Shortest gap between two streamed pieces (the first is sent at once).
+EMIT_INTERVAL_S = 0.03
 
 
 @dataclass(slots=True)
@@ -303,6 +305,7 @@ class LocalEngine:
         pending = ""
         produced = 0
         leading = True
+        last_emit = 0.0
         reason = "length"
         for token in llama.generate(
             tokens,
@@ -330,9 +333,13 @@ class LocalEngine:
                 reason = "stop"
                 break
             hold = _stop_hold(pending, stops) if stops else 0
-            if len(pending) > hold:
+            now = time.monotonic()
+            # The first piece goes out at once (time to first token); later ones
+            # at most every EMIT_INTERVAL_S, so fast models wake the loop less.
+            if len(pending) > hold and (last_emit == 0.0 or now - last_emit >= EMIT_INTERVAL_S):
                 emit(pending[: len(pending) - hold])
                 pending = pending[len(pending) - hold :]
+                last_emit = now
             if job.cancel.is_set():
                 reason = "cancelled"
                 break
