@@ -362,3 +362,61 @@ async def test_openapi_documents_knowledge_routes(make_client: Client) -> None:
     ):
         assert path in spec["paths"], path
     assert "requestBody" in spec["paths"]["/api/rag"]["post"]
+
+
+async def test_removing_a_database_interrupts_its_reembedding(
+    make_client: Client, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from mnemolis.knowledge.embedder import HashingEmbedder
+
+    folder = tmp_path / "roots" / "big"
+    folder.mkdir(parents=True)
+    for f in range(30):
+        sections = [f"## Part {s}\n\nNote {f}-{s} about the heating schedule." for s in range(20)]
+        (folder / f"n{f}.md").write_text("# Notes\n\n" + "\n\n".join(sections))
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, folder, "big")
+    store = store_of(client)
+
+    class SlowModel:
+        """An async-only embedder that takes its time, like a model on a small CPU."""
+
+        name = "slow-model"
+        dim = 16
+
+        def __init__(self) -> None:
+            self.inner = HashingEmbedder(dim=16)
+            self.calls = 0
+
+        async def embed(self, texts: list[str]) -> list[list[float]]:
+            self.calls += 1
+            await asyncio.sleep(0.2)
+            return await self.inner.embed(texts)
+
+    model = SlowModel()
+    core_of(client).services["embedder"] = model
+    await store.search_rag("big", "heating", 5, "semantic")  # starts re-embedding
+
+    async def under_way() -> bool:
+        emb = (await store.status("big"))["embedder"]
+        return bool(emb["name"] == "slow-model" and emb["vectors"] > 0)
+
+    from .knowledge_helpers import wait_for
+
+    await wait_for(under_way, 30, "re-embedding under way")
+    assert (await store.status("big"))["embedder"]["vectors"] < 600
+    before = model.calls
+    resp = await asyncio.wait_for(client.delete("/api/rag/big"), 30)
+    assert resp.status == 200
+    # Stopped after the batch in flight (600 chunks would take 19 batches of 32).
+    assert model.calls - before <= 2, (before, model.calls)
+    await store.wait_idle()
+    assert model.calls - before <= 2
+    assert "big" not in (await (await client.get("/api/list")).json())["loaded"]
+    # The worker is free again: a new database indexes and answers.
+    docs = write_docs(tmp_path / "roots" / "house")
+    await registered(client, docs)
+    found = await store.search_rag("house", "Meadowlark", 5, "keyword")
+    assert sources_of(found) == ["wifi.txt"]

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -59,6 +59,14 @@ CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT N
 
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
+
+
+class StopFlag(Protocol):
+    """Anything that says whether a job should stop (an Event, or several)."""
+
+    def is_set(self) -> bool:
+        """True when the job should stop after its current step."""
+        ...
 
 
 @dataclass(slots=True)
@@ -121,6 +129,8 @@ class DocumentDatabase:
         self.files_indexed = 0
         self.indexing = False
         self.reembedding = False
+        self.embed_pending = False
+        self.cancelled = threading.Event()
         self.last_error: str | None = None
 
     # --- lifecycle -----------------------------------------------------------
@@ -194,7 +204,7 @@ class DocumentDatabase:
             return None
         return real
 
-    def scan(self, stop: threading.Event, *, force: bool = False) -> ScanReport:
+    def scan(self, stop: StopFlag, *, force: bool = False) -> ScanReport:
         """Bring the index up to date with the folder: prune, then (re)index changed files."""
         report = ScanReport()
         conn = self._w()
@@ -210,7 +220,7 @@ class DocumentDatabase:
         self._after_write()
         return report
 
-    def update_paths(self, paths: Iterable[Path], stop: threading.Event) -> ScanReport:
+    def update_paths(self, paths: Iterable[Path], stop: StopFlag) -> ScanReport:
         """Apply watcher events: index what exists, forget what is gone."""
         report = ScanReport()
         conn = self._w()
@@ -361,7 +371,7 @@ class DocumentDatabase:
             raise
 
     def embed_missing(
-        self, embedder: Any, loop: Any, stop: threading.Event, budget: int | None = None
+        self, embedder: Any, loop: Any, stop: StopFlag, budget: int | None = None
     ) -> int:
         """Embed chunks without a vector; a different model than before re-embeds all."""
         conn = self._w()

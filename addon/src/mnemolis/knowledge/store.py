@@ -25,7 +25,7 @@ from typing import Any, Literal
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
 from .database import DocumentDatabase, Hit, ScanReport
-from .embedder import current_embedder, embed_async, embed_blocking
+from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
 from .registry import (
@@ -50,6 +50,7 @@ WATCH_DEBOUNCE_MS = 400
 REGISTRY_POLL_S = 2.0
 MAX_BUNDLE_CHARS = 2_000_000
 CLOSE_WAIT_S = 15.0
+EMBED_JOB_BUDGET = 256
 
 
 def store_of(services: dict[str, Any]) -> KnowledgeStore:
@@ -84,6 +85,16 @@ def rag_mode(value: object, default: str = "hybrid") -> str:
     if mode not in RAG_MODES:
         raise InvalidArgument(f"invalid argument: mode must be one of {', '.join(RAG_MODES)}")
     return mode
+
+
+class _Halt:
+    """Stop signal for one database's job: the store closing or the database removed."""
+
+    def __init__(self, *events: threading.Event) -> None:
+        self.events = events
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)
 
 
 @dataclass(slots=True)
@@ -258,8 +269,8 @@ class KnowledgeStore:
         db.indexing = True
         started = time.perf_counter()
         try:
-            report = db.scan(self._stop, force=force)
-            db.embed_missing(current_embedder(self.services), self._loop, self._stop)
+            report = db.scan(self._halt(db), force=force)
+            self._embed_step(db)
             db.last_error = None
         except Exception as err:
             db.last_error = f"indexing failed: {type(err).__name__}: {err}"
@@ -285,8 +296,8 @@ class KnowledgeStore:
             return
         db.indexing = True
         try:
-            report = db.update_paths(paths, self._stop)
-            db.embed_missing(current_embedder(self.services), self._loop, self._stop)
+            report = db.update_paths(paths, self._halt(db))
+            self._embed_step(db)
             if report.indexed or report.removed or report.failed:
                 _LOGGER.info(
                     "rag %s: watcher applied %d change(s), %d removal(s), %d failure(s)",
@@ -400,6 +411,7 @@ class KnowledgeStore:
         self.registrations.pop(name, None)
         self.failed.pop(name, None)
         if db is not None:
+            db.cancelled.set()  # a running job stops after its current file or batch
             # Close on the worker so an in-flight job finishes with open connections.
             await asyncio.wrap_future(self._submit(db.close))
         if delete_files:
@@ -545,17 +557,31 @@ class KnowledgeStore:
         if db.embedded_with()[0] == embedder.name:
             return
         db.reembedding = True
+        self._submit(functools.partial(self._embed_job, db))
 
-        def job() -> None:
-            try:
-                if db.is_open:
-                    db.embed_missing(current_embedder(self.services), self._loop, self._stop)
-            except Exception:
-                _LOGGER.exception("rag %s: re-embedding failed", db.name)
-            finally:
+    def _halt(self, db: DocumentDatabase) -> _Halt:
+        return _Halt(self._stop, db.cancelled)
+
+    def _embed_job(self, db: DocumentDatabase) -> None:
+        try:
+            if db.is_open and not self._halt(db).is_set():
+                self._embed_step(db)
+        except Exception:
+            _LOGGER.exception("rag %s: embedding failed", db.name)
+        finally:
+            if not db.embed_pending:
                 db.reembedding = False
 
-        self._submit(job)
+    def _embed_step(self, db: DocumentDatabase) -> None:
+        """Embed missing chunks; a model works in slices so other jobs interleave."""
+        embedder = current_embedder(self.services)
+        budget = None if isinstance(embedder, HashingEmbedder) else EMBED_JOB_BUDGET
+        halt = self._halt(db)
+        done = db.embed_missing(embedder, self._loop, halt, budget)
+        db.embed_pending = budget is not None and done >= budget and not halt.is_set()
+        if db.embed_pending:
+            db.reembedding = True
+            self._submit(functools.partial(self._embed_job, db))
 
     async def _rankings(
         self, db: DocumentDatabase, q: str, fetch: int, mode: str
