@@ -203,6 +203,7 @@ async def wait_health(
 async def test_source_faults_under_load(rig: Rig, source: str) -> None:
     probe = PROBES[source]
     proxy = rig.proxies[source]
+    bystander = PROBES["uptime" if source not in ("uptime", "news", "kiwix") else "web"]
     async with aiohttp.ClientSession() as http:
         await wait_fresh_ok(http, rig, probe, probe.query)
         for round_no in range(ROUNDS):
@@ -214,12 +215,23 @@ async def test_source_faults_under_load(rig: Rig, source: str) -> None:
                     await asyncio.sleep(1.2)  # the feed copy is due for a refresh again
                 if source == "ha" and mode != "slow":
                     await wait_health(http, rig, "ha", healthy=False)
+                # Identical questions (joined in flight), distinct ones, and a healthy
+                # bystander source that must not suffer from the faulted one.
+                variants = [query if n % 2 else f"{query} v{n}" for n in range(CONCURRENCY)]
                 try:
-                    answers = await asyncio.gather(
-                        *(ask(http, rig, probe, query) for _ in range(CONCURRENCY))
+                    answers, others = await asyncio.gather(
+                        asyncio.gather(*(ask(http, rig, probe, q) for q in variants)),
+                        asyncio.gather(
+                            *(
+                                ask(http, rig, bystander, f"{bystander.query} {source} {mode} {n}")
+                                for n in range(CONCURRENCY // 2)
+                            )
+                        ),
                     )
                     for answer in answers:
                         assert_degraded(answer, probe, mode)
+                    for other in others:
+                        assert run_of(other, bystander.source)["status"] == "ok", other
                 finally:
                     proxy.set("pass")
                 # Good answers given during a slowdown (HA's live cache) may be cached;
