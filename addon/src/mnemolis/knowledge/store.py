@@ -474,6 +474,7 @@ class KnowledgeStore:
             return out
         out.update(await asyncio.to_thread(db.status))
         out["indexing"] = db.indexing
+        out["embedding"] = db.reembedding
         out["error"] = db.last_error
         return out
 
