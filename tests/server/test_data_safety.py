@@ -2,10 +2,11 @@
 
 Round after round a real server is started on the same data directory, a
 document database is indexing and several clients write memories; the
-process is then SIGKILLed at a random moment. Between rounds indexed files
-are deleted. After every restart no chunk of a deleted file may be served;
-at the end every SQLite database passes ``integrity_check`` and every memory
-a client got a 2xx for is there, word for word.
+process is then SIGKILLed at a random moment. Between rounds files are
+deleted and new ones arrive (so every start indexes again). After every
+restart no chunk of a deleted file may be served; at the end every SQLite
+database passes ``integrity_check`` and every memory a client got a 2xx for
+is there, word for word.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ pytestmark = pytest.mark.slow
 
 ROUNDS = int(os.environ.get("MNEMOLIS_CRASH_ROUNDS", "20"))
 FILES = 400
+NEW_PER_ROUND = 300
+FILLER = " ".join(f"word{i % 97}" for i in range(400))
 WRITERS = 4
 
 
@@ -73,6 +76,7 @@ async def test_repeated_kill_during_indexing_and_memory_writes(
     acked: dict[str, str] = {}
     deleted: list[int] = []
     alive = list(range(FILES))
+    mid_indexing = 0  # rounds whose kill hit a running indexing pass
 
     for round_no in range(ROUNDS):
         server = start_server("--data-dir", str(data_dir), env=env)
@@ -91,17 +95,27 @@ async def test_repeated_kill_during_indexing_and_memory_writes(
             for w in range(WRITERS)
         ]
         await asyncio.sleep(rng.uniform(0.3, 1.5))
+        progress = await asyncio.to_thread(call, f"{server.url}/api/rag/big")
+        if progress[0] == 200 and progress[1]["indexing"]:
+            mid_indexing += 1
         server.proc.kill()  # SIGKILL while indexing and writing
         await asyncio.to_thread(server.proc.wait, 10)
         stop.set()
         await asyncio.gather(*writers)
-        # While it is down, files go away (indexed ones and not-yet-indexed ones alike).
+        # While it is down, files go away (indexed ones and not-yet-indexed ones alike)
+        # and new ones arrive, so the next start has indexing to do again.
         for n in rng.sample(alive, 3):
             alive.remove(n)
             deleted.append(n)
             (corpus / f"doc{n:04d}.md").unlink()
+        for k in range(NEW_PER_ROUND):
+            (corpus / f"new{round_no:02d}-{k:03d}.md").write_text(
+                f"# New {round_no} {k}\n\nfresh{round_no}x{k} arrived.\n\n{FILLER}\n\n{FILLER}\n"
+            )
 
     assert len(acked) >= ROUNDS, "too few memories were acknowledged to prove anything"
+    print(f"kills during indexing: {mid_indexing}/{ROUNDS}; memories acknowledged: {len(acked)}")
+    assert mid_indexing >= ROUNDS // 2, f"only {mid_indexing} kills hit indexing; grow the corpus"
     final = start_server("--data-dir", str(data_dir), env=env)
     assert deleted_chunks_served(final.url, deleted) == []
     async with aiohttp.ClientSession() as http:
