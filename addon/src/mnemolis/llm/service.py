@@ -25,7 +25,7 @@ from .remote import RemoteBackend
 from .types import ChatParams, ChatResult, Generation
 
 if TYPE_CHECKING:
-    from ..core import ComponentHealth
+    from ..core import ComponentHealth, ComponentState
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -306,7 +306,7 @@ class LLMService:
         from ..core import ComponentHealth
 
         parts: list[str] = []
-        state = "ok"
+        state: ComponentState = "ok"
         backend = self.backend
         if self.problem:
             return ComponentHealth("down", self.problem)
@@ -338,7 +338,7 @@ class LLMService:
             else:
                 state = "degraded" if state == "ok" else state
                 parts.append(self.embedder.error)
-        return ComponentHealth(state, "; ".join(parts))  # type: ignore[arg-type]
+        return ComponentHealth(state, "; ".join(parts))
 
     # --- requests ------------------------------------------------------------
 
