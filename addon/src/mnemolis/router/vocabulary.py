@@ -755,6 +755,13 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
     ),
     ("rag", r"\b[a-z]+ (?:manual|manuals|documentation|docs|handbook)\b", 2.0, "X manual"),
     (
+        "rag",
+        r"\bhow (?:do|can|should) (?:i|we|you) (?:reset|clean|fix|repair|replace|descale|"
+        r"service|maintain|install|bleed|calibrate|pair|reprogram|troubleshoot)\b",
+        2.0,
+        "how do I fix/maintain X (instructions)",
+    ),
+    (
         "forecast",
         r"\btemperature\b.*\b(?:tomorrow|tonight|today|"
         r"this (?:morning|afternoon|evening|week|weekend)|"
