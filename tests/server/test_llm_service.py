@@ -14,9 +14,10 @@ from aiohttp.test_utils import TestClient
 
 from mnemolis.llm import LLMService
 from mnemolis.llm.convert_bert import main as convert_main
-from mnemolis.llm.prompts import compose_messages, spoken_fallback
+from mnemolis.llm.prompts import compose_messages
 from mnemolis.models import Evidence
 from mnemolis.rest import keys
+from mnemolis.spoken import spoken_form
 from mnemolis.tools import call_tool, enabled_tools
 
 pytestmark = pytest.mark.slow
@@ -115,11 +116,11 @@ async def test_spoken_strips_markdown_and_urls(
 
 
 def test_spoken_fallback_is_deterministic() -> None:
-    assert spoken_fallback(MARKDOWN) == ("Tomorrow. Rain is likely, with a high of 12 °C (met.no).")
-    assert spoken_fallback("Paris is the capital [1]. It is big [2]. Third.") == (
+    assert spoken_form(MARKDOWN) == ("Tomorrow. Rain is likely, with a high of 12 °C (met.no).")
+    assert spoken_form("Paris is the capital [1]. It is big [2]. Third.") == (
         "Paris is the capital. It is big."
     )
-    assert spoken_fallback("") == ""
+    assert spoken_form("") == ""
 
 
 async def test_chat_and_list_models_tools(

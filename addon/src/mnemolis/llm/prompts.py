@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ..models import Evidence
+from ..spoken import SENTENCE, plain_text
 
 COMPOSE_SYSTEM = (
     "You answer questions for a smart home assistant. Use only the numbered evidence "
@@ -45,18 +46,7 @@ SOURCE_HINTS: dict[str, str] = {
 VOLATILE_SOURCES = frozenset({"ha", "uptime", "changes", "forecast"})
 _EVIDENCE_CHARS = 700
 
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
-_URL_BODY = r"(?:https?://|www\.)\S*[^\s.,;:!?)\]]"
-_URL = re.compile(_URL_BODY, re.IGNORECASE)
-_SEE_URL = re.compile(
-    r"[,;]?\s*\(?\b(?:see|visit|at|via|on|from)\s+"
-    + _URL_BODY
-    + r"(?:\s+for\s+(?:more\s+)?(?:details|information|info))?\)?",
-    re.IGNORECASE,
-)
-_MD_MARK = re.compile(r"(\*\*|__|~~|`+|^#{1,6}\s*|^\s*>\s?|^\s*(?:[-*+]|\d+[.)])\s+)", re.M)
 _CITE = re.compile(r"\s*\[(\d{1,3})\]")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
@@ -147,34 +137,6 @@ def spoken_messages(text: str) -> list[dict[str, str]]:
     ]
 
 
-def plain_text(text: str) -> str:
-    """Markdown, URLs and citation markers removed; whitespace collapsed."""
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _SEE_URL.sub("", text)
-    text = _URL.sub("", text)
-    text = _CITE.sub("", text)
-    text = _MD_MARK.sub("", text)
-    text = re.sub(r"[*_#|]+", " ", text)
-    text = re.sub(r"\s*\n\s*", ". ", text.strip())
-    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
-    text = re.sub(r"([.!?])\.+", r"\1", text)
-    text = re.sub(r"\(\s*\)", "", text)
-    return " ".join(text.split()).strip(" .") + ("." if text.strip(" .") else "")
-
-
-def spoken_fallback(text: str, max_sentences: int = 2, max_chars: int = 300) -> str:
-    """Deterministic voice form: plain text, first sentences, bounded length."""
-    plain = plain_text(text)
-    if not plain:
-        return ""
-    sentences = [s for s in _SENTENCE.split(plain) if s.strip()]
-    out = " ".join(sentences[:max_sentences])
-    if len(out) > max_chars:
-        cut = out[:max_chars].rsplit(" ", 1)[0].rstrip(",;:")
-        out = cut + "…"
-    return out
-
-
 def numbers_in(text: str) -> set[str]:
     """Figures mentioned in a text, normalised (``8,849`` and ``8849`` match)."""
     return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
@@ -200,7 +162,7 @@ def add_citations(answer: str, evidence: Sequence[Evidence]) -> str:
         for e in evidence
     ]
     out: list[str] = []
-    for sentence in _SENTENCE.split(answer.strip()):
+    for sentence in SENTENCE.split(answer.strip()):
         if not sentence.strip():
             continue
         if _CITE.search(sentence):

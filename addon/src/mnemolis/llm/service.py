@@ -17,6 +17,7 @@ import aiohttp
 from ..errors import MnemolisError, Unavailable
 from ..models import Evidence
 from ..settings import Settings
+from ..spoken import spoken_form
 from . import prompts
 from .catalog import GGUFError, ModelFile, models_dir, read_metadata, resolve, scan
 from .embedder import LocalEmbedder
@@ -429,7 +430,7 @@ class LLMService:
 
     async def spoken(self, text: str) -> str:
         """A voice-friendly form: no markdown or URLs, one or two sentences."""
-        fallback = prompts.spoken_fallback(text)
+        fallback = spoken_form(text)
         if not self.available or not fallback:
             return fallback
         params = ChatParams(
@@ -443,7 +444,7 @@ class LLMService:
             result = await self.complete(params, timeout=self._short_timeout())
         except (MnemolisError, TimeoutError):
             return fallback
-        short = prompts.spoken_fallback(prompts.first_paragraph(result.content))
+        short = spoken_form(prompts.first_paragraph(result.content))
         # A small model may drift: keep its wording only when it says the same thing.
         if (
             not short

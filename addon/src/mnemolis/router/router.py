@@ -23,13 +23,13 @@ from ..models import (
     SourceRun,
 )
 from ..sources.base import QueryContext
+from ..spoken import spoken_form
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
 from .signals import DynamicVocabulary, Scores, describe, score
-from .spoken import spoken_form
 
 if TYPE_CHECKING:
     from ..core import Mnemolis

@@ -1,0 +1,54 @@
+"""The voice form of an answer: plain words, no markdown or links, a sentence or two.
+
+One implementation for the router's ``spoken`` field and the model's fallback,
+so a voice answer never depends on which of them wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SPOKEN_CHARS = 300
+
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
+URL_BODY = r"(?:https?://|www\.)\S*[^\s.,;:!?)\]>]"
+_URL = re.compile(r"<?" + URL_BODY + r">?", re.IGNORECASE)
+# "See https://… for more." says nothing aloud; the figures around it stay.
+_SEE_URL = re.compile(
+    r"[,;]?\s*\(?\b(?:see|visit|at|via|on|from)\s+<?"
+    + URL_BODY
+    + r">?(?:\s+for\s+(?:more|(?:more\s+)?(?:details|information|info)))?\)?",
+    re.IGNORECASE,
+)
+_MD_MARK = re.compile(r"(\*\*|__|~~|`+|^#{1,6}\s*|^\s*>\s?|^\s*(?:[-*+•]|\d+[.)])\s+)", re.M)
+# Both the model's "[1]" and the router's extractive "[1, web]" markers.
+_CITE = re.compile(r"\s*\[\d{1,3}(?:,[^\]]*)?\]")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def plain_text(text: str) -> str:
+    """Markdown, URLs and citation markers removed; lines become sentences."""
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _SEE_URL.sub("", text)
+    text = _URL.sub("", text)
+    text = _CITE.sub("", text)
+    text = _MD_MARK.sub("", text)
+    text = re.sub(r"[*_#|~`]+", " ", text)
+    text = re.sub(r"\s*\n\s*", ". ", text.strip())
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"([.!?:])\.+", r"\1", text)
+    text = re.sub(r"\(\s*\)", "", text)
+    text = " ".join(text.split()).strip(" .")
+    return text + "." if text and text[-1] not in "!?" else text
+
+
+def spoken_form(text: str, max_sentences: int = 2, max_chars: int = MAX_SPOKEN_CHARS) -> str:
+    """Plain text, its first sentences, cut at a word boundary when too long."""
+    plain = plain_text(text)
+    if not plain:
+        return ""
+    sentences = [s for s in SENTENCE.split(plain) if s.strip(" .")]
+    out = " ".join(sentences[:max_sentences])
+    if len(out) > max_chars:
+        out = out[: max_chars - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return out
