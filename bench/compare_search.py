@@ -30,10 +30,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
-from itertools import count
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -41,7 +40,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from ha_search import _free_port, _rss_mb, _wait_http  # noqa: E402
+from loadgen import (  # noqa: E402
+    Run,
+    closed_loop,
+    free_port,
+    mnemolis_env,
+    rss_mb,
+    serve_cmd,
+    start,
+    stop,
+)
 
 from tests.server.faultproxy import BackgroundLoop  # noqa: E402
 from tests.server.hass_fixture import launch  # noqa: E402
@@ -72,24 +80,13 @@ DOCS = {
 
 
 @dataclass
-class Run:
-    """Latencies for one system, mix and concurrency level."""
+class SystemRun(Run):
+    """Latencies for one system and mix at one concurrency level, with CPU spent per request."""
 
-    system: str
-    mix: str
-    clients: int
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-    seconds: float = 0.0
+    system: str = ""
+    mix: str = ""
     cpu_s: float = 0.0
     ha_cpu_s: float = 0.0
-
-    def pct(self, p: float) -> float:
-        """Percentile in milliseconds (nearest rank)."""
-        if not self.latencies:
-            return float("nan")
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))] * 1000
 
     def row(self) -> str:
         """One Markdown table row."""
@@ -116,60 +113,24 @@ async def measure(
     clients: int,
     seconds: float,
     pids: tuple[int, int],
-) -> Run:
+) -> SystemRun:
     """``clients`` callers asking the mix back to back for ``seconds``."""
-    run = Run(system, mix, clients)
+    distinct = mix.endswith("distinct")
+
+    def body(n: int) -> dict[str, Any]:
+        query = questions[n % len(questions)]
+        if distinct:
+            # Inside the sentence: text after the "?" would be routed as a second part.
+            query = f"{query.rstrip('?')} ({n})?"
+        return {"query": query}
+
+    run = SystemRun(f"{system} {mix}", clients, system=system, mix=mix)
     pid, ha_pid = pids
     cpu_before, ha_before = cpu_seconds(pid), cpu_seconds(ha_pid)
-    numbers = count()
-    distinct = mix.endswith("distinct")
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-        stop_at = time.perf_counter() + seconds
-
-        async def worker() -> None:
-            while time.perf_counter() < stop_at:
-                n = next(numbers)
-                query = questions[n % len(questions)]
-                if distinct:
-                    # Inside the sentence: text after the "?" would be routed as a second part.
-                    query = f"{query.rstrip('?')} ({n})?"
-                started = time.perf_counter()
-                try:
-                    async with http.post(f"{url}/search", json={"query": query}) as resp:
-                        await resp.read()
-                        ok = resp.status == 200
-                except aiohttp.ClientError:
-                    ok = False
-                if ok:
-                    run.latencies.append(time.perf_counter() - started)
-                else:
-                    run.errors += 1
-
-        began = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(clients)))
-        run.seconds = time.perf_counter() - began
+    await closed_loop(f"{url}/search", run, seconds, body)
     run.cpu_s = cpu_seconds(pid) - cpu_before
     run.ha_cpu_s = cpu_seconds(ha_pid) - ha_before
     return run
-
-
-def start(cmd: list[str], env: dict[str, str], health: str) -> subprocess.Popen[bytes]:
-    """Start a server process and wait for its health URL."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _wait_http(health, proc)
-    return proc
-
-
-def stop(proc: subprocess.Popen[bytes] | None) -> None:
-    """SIGTERM, then SIGKILL if it hangs."""
-    if proc is None or proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
 
 
 async def prepare_mnemolis(url: str, docs: Path) -> None:
@@ -217,8 +178,7 @@ async def main(args: argparse.Namespace) -> None:
     mnemolis: subprocess.Popen[bytes] | None = None
     naive: subprocess.Popen[bytes] | None = None
     try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
-        env.update(
+        env = mnemolis_env(
             {
                 "MNEMOLIS_HA__URL": hass.url,
                 "MNEMOLIS_HA__TOKEN": hass.token,
@@ -226,19 +186,11 @@ async def main(args: argparse.Namespace) -> None:
                 "MNEMOLIS_UPTIME__URL": uptime,
                 "MNEMOLIS_UPTIME__SLUG": "home",
                 "MNEMOLIS_RAG__ROOTS": json.dumps([str(tmp)]),
-                "MNEMOLIS_LIMITS__RATE_PER_MINUTE": "0",
-                "MNEMOLIS_LIMITS__CONCURRENCY_PER_CLIENT": "0",
-                "MNEMOLIS_LOG_LEVEL": "warning",
             }
         )
-        m_port, n_port = _free_port(), _free_port()
+        m_port, n_port = free_port(), free_port()
         m_url, n_url = f"http://127.0.0.1:{m_port}", f"http://127.0.0.1:{n_port}"
-        server_bin = Path(sys.executable).parent / "mnemolis"
-        mnemolis = start(
-            [str(server_bin), "serve", "--port", str(m_port), "--data-dir", str(tmp / "data")],
-            env,
-            f"{m_url}/api/health",
-        )
+        mnemolis = start(serve_cmd(m_port, tmp / "data"), env, f"{m_url}/api/health")
         await prepare_mnemolis(m_url, docs)
         naive = start(
             [
@@ -254,7 +206,7 @@ async def main(args: argparse.Namespace) -> None:
         answered = await who_answers(m_url, n_url)
         assert hass.proc is not None
         ha_pid = hass.proc.pid
-        runs: list[Run] = []
+        runs: list[SystemRun] = []
         for mix, questions in (("local", LOCAL), ("mixed", MIXED)):
             for variant in ("repeat", "distinct"):
                 name = f"{mix} {variant}"
@@ -268,8 +220,8 @@ async def main(args: argparse.Namespace) -> None:
                         runs.append(
                             await measure(url, system, name, questions, clients, args.seconds, pids)
                         )
-        m_rss, m_peak = _rss_mb(mnemolis.pid)
-        n_rss, n_peak = _rss_mb(naive.pid)
+        m_rss, m_peak = rss_mb(mnemolis.pid)
+        n_rss, n_peak = rss_mb(naive.pid)
         print(
             f"Same questions (`source` auto) against `mnemolis serve` and the naive baseline "
             f"(bench/naive_baseline.py: every backend in turn, no cache), both over the same "
