@@ -71,9 +71,32 @@ def shared_client(deps: SourceDeps) -> HAClient | None:
     return client
 
 
+class ClientHold:
+    """One source's hold on the shared HAClient: taken on first use, released once on stop."""
+
+    def __init__(self, deps: SourceDeps) -> None:
+        self._deps = deps
+        self.client: HAClient | None = None
+
+    def take(self) -> HAClient | None:
+        """The shared client (counted as one more user the first time), or None if no HA."""
+        if self.client is None:
+            client = shared_client(self._deps)
+            if client is not None:
+                self.client = client.acquire()
+        return self.client
+
+    async def release(self) -> None:
+        """Let go of the client (the last user stops it); a second call does nothing."""
+        if self.client is not None:
+            client, self.client = self.client, None
+            await client.release()
+
+
 __all__ = [
     "SERVICE_KEY",
     "AreaMatch",
+    "ClientHold",
     "Connection",
     "EntityMatch",
     "HAClient",

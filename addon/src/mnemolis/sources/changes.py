@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
-from ..ha import HAClient, ha_configured, shared_client
+from ..ha import ClientHold, HAClient, ha_configured
 from ..ha.client import HACommandError
 from ..ha.describe import parse_time, state_word, when
 from ..ha.timeexpr import Window, past_window
@@ -139,7 +139,7 @@ class ChangesSource(Source):
 
     def __init__(self, deps: SourceDeps) -> None:
         super().__init__(deps)
-        self._client: HAClient | None = None
+        self._hold = ClientHold(deps)
         self.store = SnapshotStore(Path(self.settings.data_dir) / "changes.sqlite3")
         self._task: asyncio.Task[None] | None = None
         self.last_snapshot: float | None = None
@@ -161,11 +161,7 @@ class ChangesSource(Source):
         )
 
     def _ha(self) -> HAClient | None:
-        if self._client is None and self.has_ha:
-            client = shared_client(self.deps)
-            if client is not None:
-                self._client = client.acquire()
-        return self._client
+        return self._hold.take() if self.has_ha else self._hold.client
 
     async def start(self) -> None:
         """Open the snapshot store and start the periodic snapshot task."""
@@ -187,15 +183,13 @@ class ChangesSource(Source):
                 await self._task
             self._task = None
         self.store.close()
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.release()
+        await self._hold.release()
 
     async def health(self) -> SourceHealth:
         """Healthy when the store is open and HA (if configured) is connected."""
         if not self.configured:
             return SourceHealth(self.name, self.enabled, False, False, None)
-        client = self._client
+        client = self._hold.client
         ha_ok = client.connected if client is not None else not self.has_ha
         error = self.last_error
         if client is not None and not client.connected and client.last_error is not None:

@@ -11,7 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import SourceBadResponse, SourceError, SourceNotConfigured
-from ..ha import HAClient, ha_configured, shared_client
+from ..ha import ClientHold, HAClient, ha_configured
 from ..ha.client import HACommandError
 from ..ha.timeexpr import day_of, part_of_day, week_range
 from ..models import Evidence, SourceAnswer
@@ -142,7 +142,7 @@ class ForecastSource(Source):
 
     def __init__(self, deps: SourceDeps) -> None:
         super().__init__(deps)
-        self._client: HAClient | None = None
+        self._hold = ClientHold(deps)
         self._cache: dict[str, _Forecast] = {}
         self._om_tz: tzinfo | None = None
 
@@ -179,14 +179,10 @@ class ForecastSource(Source):
         return ha_configured(self.settings)
 
     def _ha(self) -> HAClient:
-        if self._client is None:
-            client = shared_client(self.deps)
-            if client is None:
-                raise SourceNotConfigured(
-                    "forecast needs Home Assistant or forecast.open_meteo_url"
-                )
-            self._client = client.acquire()
-        return self._client
+        client = self._hold.take()
+        if client is None:
+            raise SourceNotConfigured("forecast needs Home Assistant or forecast.open_meteo_url")
+        return client
 
     async def start(self) -> None:
         """Connect to HA (shared client) unless Open-Meteo answers; offer snapshots."""
@@ -197,9 +193,7 @@ class ForecastSource(Source):
 
     async def stop(self) -> None:
         """Let go of the shared HA client."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.release()
+        await self._hold.release()
 
     async def health(self) -> SourceHealth:
         """HA connected (or Open-Meteo answered last time) and a weather entity exists."""
@@ -238,8 +232,9 @@ class ForecastSource(Source):
         """HA's time zone (or Open-Meteo's for its location); UTC until known."""
         if self.uses_open_meteo and self._om_tz is not None:
             return self._om_tz
-        if self._client is not None and self._client.time_zone is not None:
-            return self._client.time_zone
+        client = self._hold.client
+        if client is not None and client.time_zone is not None:
+            return client.time_zone
         return self._om_tz or UTC
 
     def entity_id(self, client: HAClient) -> str | None:

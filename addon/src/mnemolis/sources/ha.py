@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from ..errors import SourceError, SourceNotConfigured
-from ..ha import HAClient, ha_configured, shared_client
+from ..ha import ClientHold, HAClient, ha_configured
 from ..ha.describe import BINARY_WORDS, ago, parse_time, state_word, when
 from ..ha.matching import EntityMatch
 from ..models import Evidence, SourceAnswer
@@ -105,7 +105,7 @@ class HASource(Source):
 
     def __init__(self, deps: SourceDeps) -> None:
         super().__init__(deps)
-        self._client: HAClient | None = None
+        self._hold = ClientHold(deps)
 
     @property
     def configured(self) -> bool:
@@ -115,12 +115,10 @@ class HASource(Source):
     @property
     def client(self) -> HAClient:
         """The shared websocket client (created on first use)."""
-        if self._client is None:
-            client = shared_client(self.deps)
-            if client is None:
-                raise SourceNotConfigured("Home Assistant is not configured")
-            self._client = client.acquire()
-        return self._client
+        client = self._hold.take()
+        if client is None:
+            raise SourceNotConfigured("Home Assistant is not configured")
+        return client
 
     async def start(self) -> None:
         """Connect in the background; wait briefly so the first question finds states."""
@@ -128,9 +126,7 @@ class HASource(Source):
 
     async def stop(self) -> None:
         """Let go of the shared client (the last user closes it)."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.release()
+        await self._hold.release()
 
     async def health(self) -> SourceHealth:
         """Healthy while the websocket is connected and authenticated."""
