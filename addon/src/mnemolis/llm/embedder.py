@@ -6,10 +6,10 @@ import asyncio
 import logging
 from typing import Any
 
-from ..errors import InvalidArgument, Unavailable
+from ..errors import InvalidArgument
 from ..settings import LLMSettings
 from .catalog import ModelFile
-from .worker import Job, ModelWorker
+from .worker import Job, ModelWorker, ThreadedModel
 
 _LOGGER = logging.getLogger(__name__)
 # llama.cpp pooling types (LLAMA_POOLING_TYPE_*).
@@ -17,39 +17,17 @@ _POOL_NONE, _POOL_MEAN = 0, 1
 _POOL_UNSPECIFIED = -1
 
 
-class LocalEmbedder:
+class LocalEmbedder(ThreadedModel):
     """The knowledge store's Embedder: ``name``, ``dim``, ``embed`` (unit vectors)."""
 
+    label = "embedding model"
+
     def __init__(self, info: ModelFile, settings: LLMSettings) -> None:
-        self.info = info
+        super().__init__(info, ModelWorker("embedding", max(settings.queue, 1)))
         self.name = info.id
         self.dim = int(info.embedding_length or 0)
         self.threads = settings.threads or None
         self.n_ctx = int(min(info.context_length or 512, 8192))
-        self.worker = ModelWorker("embedding", max(settings.queue, 1))
-        self.state = "loading"
-        self.error = ""
-        self._llama: Any = None
-        self._loaded: asyncio.Future[None] | None = None
-
-    @property
-    def ready(self) -> bool:
-        """True once the model is loaded."""
-        return self.state == "ready"
-
-    def start_loading(self) -> asyncio.Future[None]:
-        """Begin loading on the embedding thread."""
-        if self._loaded is None:
-            job = self.worker.submit(self._load, bounded=False)
-            self._loaded = asyncio.wrap_future(job.future)
-        return self._loaded
-
-    async def wait_loaded(self) -> None:
-        """Wait for the load (never raises; see ``state``/``error``)."""
-        try:
-            await asyncio.shield(self.start_loading())
-        except Exception:
-            return
 
     def _load(self, job: Job) -> None:
         from llama_cpp import Llama
@@ -79,22 +57,11 @@ class LocalEmbedder:
         self.state = "ready"
         _LOGGER.info("embedding model %s loaded (%d dimensions)", self.name, dim)
 
-    def close(self) -> None:
-        """Stop the thread and free the model (blocking)."""
-        self.worker.close()
-        if self._llama is not None:
-            try:
-                self._llama.close()
-            except Exception:
-                _LOGGER.debug("closing the embedding model failed", exc_info=True)
-            self._llama = None
-        self.state = "closed"
-
     def _require_ready(self) -> None:
-        if self.state == "loading":
-            raise Unavailable(f"the embedding model {self.name} is still loading")
-        if self.state != "ready":
-            raise Unavailable(self.error or f"the embedding model {self.name} is not available")
+        self._unavailable(
+            f"the embedding model {self.name} is still loading",
+            f"the embedding model {self.name} is not available",
+        )
 
     def _embed_now(self, texts: list[str]) -> tuple[list[list[float]], int]:
         """Runs on the embedding thread: vectors plus the tokens they took."""

@@ -22,7 +22,7 @@ from ..settings import LLMSettings
 from .catalog import ModelFile
 from .templates import build_formatter
 from .types import ChatParams, Finished, Generation
-from .worker import Job, ModelWorker
+from .worker import Job, ModelWorker, ThreadedModel
 
 _LOGGER = logging.getLogger(__name__)
 # Shortest gap between two streamed pieces (the first is sent at once).
@@ -51,25 +51,21 @@ def _stop_hold(text: str, stops: list[str]) -> int:
     return hold
 
 
-class LocalEngine:
+class LocalEngine(ThreadedModel):
     """Loads a chat GGUF on its own thread and serves queued generations from it."""
 
     kind = "local"
+    label = "chat model"
 
     def __init__(self, info: ModelFile, settings: LLMSettings) -> None:
-        self.info = info
+        super().__init__(info, ModelWorker("chat", settings.queue))
         self.threads = settings.threads or None
         self.n_ctx = min(settings.context, info.context_length or settings.context)
-        self.worker = ModelWorker("chat", settings.queue)
-        self.state = "loading"
-        self.error = ""
         self.template_origin = ""
         self.history: collections.deque[GenerationRecord] = collections.deque(maxlen=64)
         self.tokens_generated = 0
-        self._llama: Any = None
         self._formatter: Any = None
         self._extra_stops: list[str] = []
-        self._loaded: asyncio.Future[None] | None = None
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -77,26 +73,6 @@ class LocalEngine:
     def model_id(self) -> str:
         """The id API callers see."""
         return self.info.id
-
-    @property
-    def ready(self) -> bool:
-        """True once the model is loaded."""
-        return self.state == "ready"
-
-    def start_loading(self) -> asyncio.Future[None]:
-        """Begin loading on the model thread; the returned future resolves when done."""
-        if self._loaded is None:
-            job = self.worker.submit(self._load, bounded=False)
-            self._loaded = asyncio.wrap_future(job.future)
-        return self._loaded
-
-    async def wait_loaded(self) -> None:
-        """Wait for the load (never raises; see ``state``/``error``)."""
-        fut = self.start_loading()
-        try:
-            await asyncio.shield(fut)
-        except Exception:
-            return
 
     def _load(self, job: Job) -> None:
         from llama_cpp import Llama
@@ -126,24 +102,13 @@ class LocalEngine:
             self.template_origin,
         )
 
-    def close(self) -> None:
-        """Stop the thread and free the model (blocking; call off the loop)."""
-        self.worker.close()
-        if self._llama is not None:
-            try:
-                self._llama.close()
-            except Exception:
-                _LOGGER.debug("closing the chat model failed", exc_info=True)
-            self._llama = None
-        self.state = "closed"
-
     # --- requests ------------------------------------------------------------
 
     def _require_ready(self) -> None:
-        if self.state == "loading":
-            raise Unavailable(f"the model {self.model_id} is still loading; retry in a moment")
-        if self.state != "ready":
-            raise Unavailable(self.error or f"the model {self.model_id} is not available")
+        self._unavailable(
+            f"the model {self.model_id} is still loading; retry in a moment",
+            f"the model {self.model_id} is not available",
+        )
 
     def _prepare(self, params: ChatParams) -> tuple[list[int], list[str]]:
         result = self._formatter(messages=params.messages)

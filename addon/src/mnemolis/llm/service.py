@@ -24,6 +24,7 @@ from .embedder import LocalEmbedder
 from .engine import LocalEngine
 from .remote import RemoteBackend
 from .types import ChatParams, ChatResult, Generation
+from .worker import ThreadedModel
 
 if TYPE_CHECKING:
     from ..core import ComponentHealth, ComponentState
@@ -109,28 +110,28 @@ def missing_features(system_info: str, cpuinfo: str) -> str:
     return ""
 
 
+def _acquire[K, M: ThreadedModel](
+    registry: dict[K, tuple[M, int]], key: K, make: Callable[[], M]
+) -> M:
+    """The live model under ``key`` with one more user, or a new one (a failed one is replaced)."""
+    with _REGISTRY_LOCK:
+        found = registry.get(key)
+        if found and found[0].state not in ("failed", "closed"):
+            registry[key] = (found[0], found[1] + 1)
+            return found[0]
+        model = make()
+        registry[key] = (model, 1)
+        return model
+
+
 def _acquire_engine(info: ModelFile, settings: Settings) -> LocalEngine:
     key = (str(info.path.resolve()), settings.llm.context, settings.llm.threads)
-    with _REGISTRY_LOCK:
-        found = _ENGINES.get(key)
-        if found and found[0].state not in ("failed", "closed"):
-            _ENGINES[key] = (found[0], found[1] + 1)
-            return found[0]
-        engine = LocalEngine(info, settings.llm)
-        _ENGINES[key] = (engine, 1)
-        return engine
+    return _acquire(_ENGINES, key, lambda: LocalEngine(info, settings.llm))
 
 
 def _acquire_embedder(info: ModelFile, settings: Settings) -> LocalEmbedder:
     key = (str(info.path.resolve()), settings.llm.threads)
-    with _REGISTRY_LOCK:
-        found = _EMBEDDERS.get(key)
-        if found and found[0].state not in ("failed", "closed"):
-            _EMBEDDERS[key] = (found[0], found[1] + 1)
-            return found[0]
-        embedder = LocalEmbedder(info, settings.llm)
-        _EMBEDDERS[key] = (embedder, 1)
-        return embedder
+    return _acquire(_EMBEDDERS, key, lambda: LocalEmbedder(info, settings.llm))
 
 
 def _release(registry: dict[Any, tuple[Any, int]], obj: Any) -> Any:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import abc
+import asyncio
 import concurrent.futures
 import logging
 import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RateLimited, Unavailable
+
+if TYPE_CHECKING:
+    from .catalog import ModelFile
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -112,3 +117,63 @@ class ModelWorker:
             self._thread.join(timeout)
             if self._thread.is_alive():
                 _LOGGER.warning("model thread %s did not stop within %ss", self.name, timeout)
+
+
+class ThreadedModel(abc.ABC):
+    """A llama.cpp model loaded once on its own worker thread; chat engine and embedder share it.
+
+    ``state`` goes loading -> ready | failed, then closed; ``error`` says why
+    a failed model cannot serve.
+    """
+
+    #: How logs name the model ("chat model", "embedding model").
+    label = "model"
+
+    def __init__(self, info: ModelFile, worker: ModelWorker) -> None:
+        self.info = info
+        self.worker = worker
+        self.state = "loading"
+        self.error = ""
+        self._llama: Any = None
+        self._loaded: asyncio.Future[None] | None = None
+
+    @property
+    def ready(self) -> bool:
+        """True once the model is loaded."""
+        return self.state == "ready"
+
+    def start_loading(self) -> asyncio.Future[None]:
+        """Begin loading on the model thread; the returned future resolves when done."""
+        if self._loaded is None:
+            job = self.worker.submit(self._load, bounded=False)
+            self._loaded = asyncio.wrap_future(job.future)
+        return self._loaded
+
+    async def wait_loaded(self) -> None:
+        """Wait for the load (never raises; see ``state``/``error``)."""
+        try:
+            await asyncio.shield(self.start_loading())
+        except Exception:
+            return
+
+    @abc.abstractmethod
+    def _load(self, job: Job) -> None:
+        """Runs on the model thread: create ``_llama`` and set ``state``/``error``."""
+
+    def close(self) -> None:
+        """Stop the thread and free the model (blocking; call off the loop)."""
+        self.worker.close()
+        if self._llama is not None:
+            try:
+                self._llama.close()
+            except Exception:
+                _LOGGER.debug("closing the %s failed", self.label, exc_info=True)
+            self._llama = None
+        self.state = "closed"
+
+    def _unavailable(self, loading: str, failed: str) -> None:
+        """Raise Unavailable unless ready: ``loading`` while it loads, else the load error."""
+        if self.state == "loading":
+            raise Unavailable(loading)
+        if self.state != "ready":
+            raise Unavailable(self.error or failed)
