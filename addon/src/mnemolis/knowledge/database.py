@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -9,7 +10,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -102,6 +103,18 @@ def connect(path: Path, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA cache_size=-16000")
     return conn
+
+
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT on a `connect()` connection; any error rolls it all back."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _file_hash(raw: bytes) -> str:
@@ -265,8 +278,7 @@ class DocumentDatabase:
 
     def _remove(self, rel: str) -> None:
         conn = self._w()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             row = conn.execute("SELECT id FROM files WHERE path = ?", (rel,)).fetchone()
             if row is not None:
                 conn.execute(
@@ -275,10 +287,6 @@ class DocumentDatabase:
                 )
                 conn.execute("DELETE FROM chunks WHERE file_id = ?", (row[0],))
                 conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def _index_one(self, rel: str, real: Path, report: ScanReport, *, force: bool = False) -> None:
         conn = self._w()
@@ -338,8 +346,7 @@ class DocumentDatabase:
     ) -> None:
         """Swap a file's chunks in one transaction, so a crash leaves old or new, never half."""
         conn = self._w()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             row = conn.execute("SELECT id FROM files WHERE path = ?", (rel,)).fetchone()
             now = time.time()
             if row is None:
@@ -365,10 +372,6 @@ class DocumentDatabase:
                 "INSERT INTO chunks(file_id, ord, heading, content) VALUES (?, ?, ?, ?)",
                 [(file_id, i, c.heading, c.content) for i, c in enumerate(chunks)],
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def embed_missing(
         self, embedder: Any, loop: Any, stop: StopFlag, budget: int | None = None
@@ -377,13 +380,12 @@ class DocumentDatabase:
         conn = self._w()
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedder', 'dim')"))
         if meta.get("embedder") != embedder.name or meta.get("dim") != str(embedder.dim):
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("DELETE FROM vectors")
-            conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?), ('dim', ?)",
-                (embedder.name, str(embedder.dim)),
-            )
-            conn.execute("COMMIT")
+            with transaction(conn):
+                conn.execute("DELETE FROM vectors")
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?), ('dim', ?)",
+                    (embedder.name, str(embedder.dim)),
+                )
             self._generation += 1
         done = 0
         after = 0  # walk chunk ids upwards: each batch starts where the last one ended
@@ -399,8 +401,7 @@ class DocumentDatabase:
             after = rows[-1][0]
             texts = [f"{h}\n{c}" if h else c for _, h, c in rows]
             vectors = embed_blocking(embedder, texts, loop)
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 # A chunk replaced meanwhile is skipped: only live chunk ids get vectors.
                 conn.executemany(
                     "INSERT OR REPLACE INTO vectors(chunk_id, vec) "
@@ -410,10 +411,6 @@ class DocumentDatabase:
                         for r, v in zip(rows, vectors, strict=True)
                     ],
                 )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             done += len(rows)
         if done:
             self._generation += 1

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import InvalidArgument, NotFound, Unavailable
-from .database import connect
+from .database import connect, transaction
 from .embedder import Vector
 from .text import fts_query, rrf
 
@@ -200,8 +200,7 @@ class MemoryStore:
         mid = uuid.uuid4().hex
         with self._lock:
             conn = self._db()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memories").fetchone()[0]
                 conn.execute(
                     "INSERT INTO memories(id, seq, content, tags, status, created_at, updated_at) "
@@ -217,10 +216,6 @@ class MemoryStore:
                         "INSERT INTO memory_vectors(memory_id, embedder, vec) VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         return Memory(mid, content, tags, status, now, now)
 
     def get(self, mid: str) -> Memory:
@@ -256,8 +251,7 @@ class MemoryStore:
         now = time.time()
         with self._lock:
             conn = self._db()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 conn.execute(
                     "UPDATE memories SET content = ?, tags = ?, status = ?, updated_at = ? "
                     "WHERE id = ?",
@@ -275,23 +269,14 @@ class MemoryStore:
                         "VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         return Memory(mid, new_content, new_tags, new_status, current.created_at, now)
 
     def delete(self, mid: str) -> None:
         """Remove one memory or NotFound."""
         with self._lock:
             conn = self._db()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 cur = conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         if cur.rowcount == 0:
             raise NotFound(f"memory {mid!r} does not exist")
 
@@ -406,17 +391,12 @@ class MemoryStore:
         """Save vectors computed after the fact."""
         with self._lock:
             conn = self._db()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 conn.executemany(
                     "INSERT OR REPLACE INTO memory_vectors(memory_id, embedder, vec) "
                     "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)",
                     [(mid, embedder, v.astype(np.float32).tobytes(), mid) for mid, v in items],
                 )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
 
 
 def fuse(lists: list[list[Memory]], limit: int, k: int = 60) -> list[Memory]:
