@@ -22,17 +22,11 @@ from mnemolis.sources.ha import HASource
 
 from .conftest import SERVER_BIN, free_port
 from .hass_fixture import HassCore
+from .search_helpers import search
 
 
 def ha_settings(hass_core: HassCore, **extra: Any) -> dict[str, Any]:
     return {"ha": {"url": hass_core.url, "token": hass_core.token}, **extra}
-
-
-async def search(client: Any, query: str, source: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": query, "source": source})
-    assert resp.status == 200, await resp.text()
-    body: dict[str, Any] = await resp.json()
-    return body
 
 
 async def sources_by_name(client: Any) -> dict[str, dict[str, Any]]:

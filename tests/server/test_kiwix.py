@@ -7,6 +7,7 @@ from typing import Any
 
 from defusedxml import ElementTree
 
+from .search_helpers import search
 from .zim_fixture import KiwixServer
 
 Client = Callable[..., Any]
@@ -23,9 +24,7 @@ _CHROME = (
 
 
 async def ask(client: Any, query: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": query, "source": "kiwix"})
-    assert resp.status == 200
-    body: dict[str, Any] = await resp.json()
+    body = await search(client, query, "kiwix")
     # kiwix runs first; when it has nothing the router may fall back (to web).
     assert body["sources"][0]["name"] == "kiwix"
     return body

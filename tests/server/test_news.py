@@ -12,6 +12,7 @@ from mnemolis.errors import SourceAuthFailed
 from mnemolis.settings import Settings
 from mnemolis.sources.news import NewsSource
 
+from .search_helpers import search
 from .stubs import ctx, open_source, serve
 from .stubs.feeds import FeedHost, feed_app
 from .stubs.freshrss import FreshState, freshrss_app
@@ -31,10 +32,7 @@ def news(url: str, *names: str, **extra: Any) -> dict[str, Any]:
 
 
 async def ask(client: Any, query: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": query, "source": "news"})
-    assert resp.status == 200
-    body: dict[str, Any] = await resp.json()
-    return body
+    return await search(client, query, "news")
 
 
 async def test_latest_headlines_newest_first_across_feeds(

@@ -11,6 +11,7 @@ import pytest
 from mnemolis.rest import keys
 
 from .hass_fixture import HassCore
+from .search_helpers import search
 
 pytestmark = pytest.mark.slow
 
@@ -39,13 +40,6 @@ async def client(hass_core: HassCore, make_client: Callable[..., Any]) -> AsyncI
     yield cl
     await asyncio.to_thread(hass_core.turn_off, "input_boolean.garage_door_contact")
     await asyncio.to_thread(hass_core.set_number, "input_number.living_room_temp", 21.5)
-
-
-async def search(client: Any, query: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": query})
-    assert resp.status == 200
-    body: dict[str, Any] = await resp.json()
-    return body
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from .conftest import free_port
+from .search_helpers import search
 from .stubs import failing_app, serve
 
 Client = Callable[..., Any]
@@ -29,9 +30,7 @@ SOURCES = ["news", "web", "kiwix", "uptime"]
 
 
 async def ask(client: Any, source: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": "is the NAS up?", "source": source})
-    assert resp.status == 200
-    body: dict[str, Any] = await resp.json()
+    body = await search(client, "is the NAS up?", source)
     assert body["source_used"] == "none"
     assert body["citations"] == []
     assert body["result"].strip()

@@ -10,6 +10,7 @@ import pytest
 from mnemolis.settings import Settings
 from mnemolis.sources.uptime import Monitor, UptimeSource
 
+from .search_helpers import search
 from .stubs import open_source, serve
 from .stubs.uptime_kuma import UP, KumaMonitor, KumaState, uptime_kuma_app
 
@@ -24,10 +25,7 @@ async def kuma() -> AsyncIterator[tuple[str, KumaState]]:
 
 
 async def ask(client: Any, query: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": query, "source": "uptime"})
-    assert resp.status == 200
-    body: dict[str, Any] = await resp.json()
-    return body
+    return await search(client, query, "uptime")
 
 
 def settings_for(url: str, slug: str = "home") -> dict[str, Any]:

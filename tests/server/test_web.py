@@ -16,6 +16,7 @@ from mnemolis.settings import Settings
 from mnemolis.sources.web import WebSource
 
 from .conftest import SERVER_BIN
+from .search_helpers import search
 from .stubs import ctx, open_source, serve
 from .stubs.searxng import SearxState, searxng_app
 
@@ -30,10 +31,7 @@ async def searx() -> AsyncIterator[tuple[str, SearxState]]:
 
 
 async def ask(client: Any, query: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": query, "source": "web"})
-    assert resp.status == 200
-    body: dict[str, Any] = await resp.json()
-    return body
+    return await search(client, query, "web")
 
 
 async def test_best_snippets_with_urls(make_client: Client, searx: tuple[str, SearxState]) -> None:
