@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 
 from mnemolis.llm import LLMService
@@ -32,6 +33,20 @@ def service_of(client: TestClient[Any, Any]) -> LLMService:
     """The app's inference service."""
     service: LLMService = client.app[keys.CORE].services["llm"]
     return service
+
+
+async def start_long_stream(client: TestClient[Any, Any]) -> ClientResponse:
+    """A streamed 400-token completion that cannot end early: keeps the one context busy."""
+    return await client.post(
+        "/v1/chat/completions",
+        json={
+            "messages": COUNTING,
+            "max_tokens": 400,
+            "temperature": 0,
+            "stream": True,
+            "logit_bias": NO_EOS,
+        },
+    )
 
 
 def engine_of(client: TestClient[Any, Any]) -> LocalEngine:
@@ -227,16 +242,7 @@ async def test_concurrent_requests_queue_without_interleaving(
 
 async def test_full_queue_is_429(llm_client: TestClient[Any, Any]) -> None:
     engine = engine_of(llm_client)
-    long = await llm_client.post(
-        "/v1/chat/completions",
-        json={
-            "messages": COUNTING,
-            "max_tokens": 400,
-            "temperature": 0,
-            "stream": True,
-            "logit_bias": NO_EOS,
-        },
-    )
+    long = await start_long_stream(llm_client)
     await long.content.readuntil(b"\n\n")  # the stream has started: the model is busy
     waiting = [
         asyncio.create_task(
@@ -265,16 +271,7 @@ async def test_full_queue_is_429(llm_client: TestClient[Any, Any]) -> None:
 async def test_client_disconnect_stops_generation(llm_client: TestClient[Any, Any]) -> None:
     engine = engine_of(llm_client)
     before = len(engine.history)
-    resp = await llm_client.post(
-        "/v1/chat/completions",
-        json={
-            "messages": COUNTING,
-            "max_tokens": 400,
-            "temperature": 0,
-            "stream": True,
-            "logit_bias": NO_EOS,
-        },
-    )
+    resp = await start_long_stream(llm_client)
     for _ in range(4):
         await resp.content.readuntil(b"\n\n")
     resp.close()  # the client goes away mid-stream
