@@ -420,3 +420,16 @@ async def test_removing_a_database_interrupts_its_reembedding(
     await registered(client, docs)
     found = await store.search_rag("house", "Meadowlark", 5, "keyword")
     assert sources_of(found) == ["wifi.txt"]
+
+
+async def test_sources_list_reports_the_rag_databases(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    body = await (await client.get("/api/sources")).json()
+    rag = next(s for s in body["sources"] if s["name"] == "rag")
+    assert rag["configured"] is True and rag["healthy"] is True
+    assert rag["last_error"] is None
+    assert sorted(rag["detail"]["databases"]) == ["house", "mnemolis-docs"]
+    assert rag["detail"]["failed"] == []

@@ -60,18 +60,12 @@ class RagSource(Source):
         return store is not None and bool(store.databases)
 
     async def health(self) -> SourceHealth:
+        """The base health plus which databases are loaded and which failed."""
+        health = await super().health()
         store = knowledge_store(self.deps.services)
-        detail: dict[str, object] = {}
         if store is not None:
-            detail = {"databases": store.names(), "failed": sorted(store.failed)}
-        return SourceHealth(
-            name=self.name,
-            enabled=self.enabled,
-            configured=self.configured,
-            healthy=self.configured and self.last_error is None,
-            last_error=self.last_error,
-            detail=detail,
-        )
+            health.detail = {"databases": store.names(), "failed": sorted(store.failed)}
+        return health
 
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
         store = knowledge_store(self.deps.services)
