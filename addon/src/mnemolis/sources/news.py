@@ -105,6 +105,22 @@ def _when(struct: Any) -> datetime | None:
         return None
 
 
+def _item(
+    title: str, text: str, *, url: str | None, published: datetime | None, feed: str, feed_key: str
+) -> NewsItem | None:
+    """A feed or FreshRSS entry as a NewsItem (text as title if it has none); None if empty."""
+    if not title and not text:
+        return None
+    return NewsItem(
+        title=title or shorten(text, 80),
+        text=shorten(text, 600),
+        url=url,
+        published=published,
+        feed=feed,
+        feed_key=feed_key,
+    )
+
+
 def parse_feed(body: bytes, url: str, content_type: str) -> tuple[str, list[NewsItem]]:
     """Parse RSS/Atom bytes with feedparser (blocking; run it in a thread)."""
     parsed = feedparser.parse(
@@ -126,18 +142,16 @@ def parse_feed(body: bytes, url: str, content_type: str) -> tuple[str, list[News
             body_html = str(content[0].get("value") or "")
         summary = str(entry.get("summary") or "")
         text = html_to_text(summary or body_html)
-        if not title and not text:
-            continue
-        items.append(
-            NewsItem(
-                title=title or shorten(text, 80),
-                text=shorten(text, 600),
-                url=str(entry.get("link")) if entry.get("link") else None,
-                published=_when(entry.get("published_parsed") or entry.get("updated_parsed")),
-                feed=feed_title,
-                feed_key=url,
-            )
+        item = _item(
+            title,
+            text,
+            url=str(entry.get("link")) if entry.get("link") else None,
+            published=_when(entry.get("published_parsed") or entry.get("updated_parsed")),
+            feed=feed_title,
+            feed_key=url,
         )
+        if item is not None:
+            items.append(item)
     items.sort(key=lambda i: i.published or datetime.min.replace(tzinfo=UTC), reverse=True)
     return feed_title, items[:MAX_ENTRIES_PER_FEED]
 
@@ -166,19 +180,16 @@ def _greader_items(data: Any) -> list[NewsItem]:
         stamp = raw.get("published") or raw.get("updated")
         if isinstance(stamp, int | float) and not isinstance(stamp, bool):
             published = datetime.fromtimestamp(stamp, UTC)
-        title = html_to_text(str(raw.get("title") or ""))
-        if not title and not text:
-            continue
-        items.append(
-            NewsItem(
-                title=title or shorten(text, 80),
-                text=shorten(text, 600),
-                url=str(url) if url else None,
-                published=published,
-                feed=str(origin.get("title") or "FreshRSS"),
-                feed_key=FRESHRSS_KEY,
-            )
+        item = _item(
+            html_to_text(str(raw.get("title") or "")),
+            text,
+            url=str(url) if url else None,
+            published=published,
+            feed=str(origin.get("title") or "FreshRSS"),
+            feed_key=FRESHRSS_KEY,
         )
+        if item is not None:
+            items.append(item)
     return items
 
 
