@@ -81,6 +81,11 @@ class SourceError(MnemolisError):
 
     kind: ClassVar[str] = "error"
 
+    @property
+    def brief(self) -> str:
+        """``kind: message``: how health, ``last_error`` and detail fields show the failure."""
+        return f"{self.kind}: {self.message}"
+
 
 class SourceNotConfigured(SourceError):
     """The source needs settings the user has not given."""

@@ -130,7 +130,7 @@ async def run_source(
         source.last_error = err.message
         return SourceRun(source.name, "timeout", ms(), reason, err.message, part), None
     except SourceError as err:
-        source.last_error = f"{err.kind}: {err.message}"
+        source.last_error = err.brief
         return SourceRun(source.name, "error", ms(), reason, source.last_error, part), None
     except asyncio.CancelledError:
         raise

@@ -170,7 +170,7 @@ class ChangesSource(Source):
         try:
             client = self._ha()
         except SourceError as err:  # snapshots still work; questions report why
-            self.last_error = f"{err.kind}: {err.message}"
+            self.last_error = err.brief
             return
         if client is not None:
             await client.start(wait=2.0)
@@ -193,7 +193,7 @@ class ChangesSource(Source):
         ha_ok = client.connected if client is not None else not self.has_ha
         error = self.last_error
         if client is not None and not client.connected and client.last_error is not None:
-            error = f"{client.last_error.kind}: {client.last_error.message}"
+            error = client.last_error.brief
         return SourceHealth(
             self.name,
             self.enabled,

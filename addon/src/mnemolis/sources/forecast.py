@@ -211,11 +211,11 @@ class ForecastSource(Source):
         try:
             client = self._ha()
         except SourceError as err:
-            return SourceHealth(self.name, self.enabled, True, False, f"{err.kind}: {err.message}")
+            return SourceHealth(self.name, self.enabled, True, False, err.brief)
         entity = self.entity_id(client) if client.connected else None
         error = self.last_error
         if not client.connected and client.last_error is not None:
-            error = f"{client.last_error.kind}: {client.last_error.message}"
+            error = client.last_error.brief
         elif client.connected and entity is None:
             error = "not_configured: no weather entity in Home Assistant"
         return SourceHealth(

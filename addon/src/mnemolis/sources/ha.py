@@ -135,10 +135,10 @@ class HASource(Source):
         try:
             client = self.client
         except SourceError as err:
-            return SourceHealth(self.name, self.enabled, True, False, f"{err.kind}: {err.message}")
+            return SourceHealth(self.name, self.enabled, True, False, err.brief)
         error = None
         if client.last_error is not None and not client.connected:
-            error = f"{client.last_error.kind}: {client.last_error.message}"
+            error = client.last_error.brief
         return SourceHealth(
             name=self.name,
             enabled=self.enabled,

@@ -313,7 +313,7 @@ class KiwixSource(HttpSource):
         for book, result in zip(books, results, strict=True):
             if isinstance(result, SourceError):
                 failures.append(result)
-                errors[book.path] = f"{result.kind}: {result.message}"
+                errors[book.path] = result.brief
             elif isinstance(result, BaseException):
                 raise result
             else:
@@ -390,7 +390,7 @@ class KiwixSource(HttpSource):
             url, paragraphs = await self.article(best)
             text = extract(paragraphs, question)
         except SourceError as err:
-            data["article_error"] = f"{err.kind}: {err.message}"
+            data["article_error"] = err.brief
             url, text = urljoin(base, best.link), ""
         if not text:
             text = shorten(best.snippet, 500)

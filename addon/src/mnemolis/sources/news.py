@@ -89,7 +89,7 @@ class FeedState:
             "feed": short_url(self.key),
             "title": self.title,
             "entries": len(self.items),
-            "error": f"{self.error.kind}: {self.error.message}" if self.error else None,
+            "error": self.error.brief if self.error else None,
             "fetches": self.fetches,
             "not_modified": self.not_modified,
         }
@@ -362,12 +362,12 @@ class NewsSource(HttpSource):
         """Fetch feeds whose copy is older than ``news.refresh_seconds``; errors by feed."""
         states = self._states()
         await asyncio.gather(*(self._refresh_one(s, force) for s in states))
-        errors = {short_url(s.key): f"{s.error.kind}: {s.error.message}" for s in states if s.error}
+        errors = {short_url(s.key): s.error.brief for s in states if s.error}
         failed = [s.error for s in states if s.error is not None and not s.items]
         if states and len(failed) == len(states):
             if len(failed) == 1:
                 raise failed[0]
-            detail = "; ".join(f"{e.kind}: {e.message}" for e in failed)
+            detail = "; ".join(e.brief for e in failed)
             raise type(failed[0])(f"no feed could be read: {detail}")
         return errors
 

@@ -185,7 +185,7 @@ class HttpSource(Source):
                         f"timeout: {self.what} did not answer within {HEALTH_TIMEOUT_S:g} s"
                     )
                 except SourceError as err:
-                    self._probe_error = f"{err.kind}: {err.message}"
+                    self._probe_error = err.brief
                 self._probe_at = time.monotonic()
         error = self._probe_error or self.last_error
         return SourceHealth(
