@@ -129,32 +129,19 @@ async def test_chat_and_list_models_tools(
     core = llm_client.app[keys.CORE]
     names = {t.name for t in enabled_tools(core)}
     assert {"chat", "list_models"} <= names
-    result = await call_tool(
-        core,
-        "chat",
-        {
-            "messages": [{"role": "user", "content": "What is the capital of France?"}],
-            "max_tokens": 12,
-            "temperature": 0,
-            "seed": 1,
-        },
-        level="read",
-    )
+    question = {
+        "messages": [{"role": "user", "content": "What is the capital of France?"}],
+        "max_tokens": 12,
+        "temperature": 0,
+        "seed": 1,
+    }
+    result = await call_tool(core, "chat", question, level="read")
     assert not result.is_error
     assert "Paris" in result.text
     assert result.structured is not None
     assert result.structured["model"] == chat_model.stem
     assert result.structured["usage"]["completion_tokens"] > 0
-    again = await call_tool(
-        core,
-        "chat",
-        {
-            "messages": [{"role": "user", "content": "What is the capital of France?"}],
-            "max_tokens": 12,
-            "temperature": 0,
-            "seed": 1,
-        },
-    )
+    again = await call_tool(core, "chat", question)  # same seed: the same reply
     assert again.text == result.text
     models = await call_tool(core, "list_models", {})
     assert not models.is_error
