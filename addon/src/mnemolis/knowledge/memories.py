@@ -186,6 +186,8 @@ class MemoryStore:
         return Memory(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], score)
 
     _COLS = "id, content, tags, status, created_at, updated_at"
+    # The same columns qualified for queries that join memories as ``m``.
+    _M_COLS = ", ".join(f"m.{c.strip()}" for c in _COLS.split(","))
 
     def count(self) -> int:
         """How many memories exist."""
@@ -311,11 +313,10 @@ class MemoryStore:
     ) -> tuple[list[Memory], int]:
         """Newest first, filtered; also the total that matched."""
         where, args = self._filter_sql(tags, statuses)
-        cols = ", ".join(f"m.{c.strip()}" for c in self._COLS.split(","))
         with self._lock:
             conn = self._db()
             rows = conn.execute(
-                f"SELECT {cols} FROM memories m WHERE {where} "
+                f"SELECT {self._M_COLS} FROM memories m WHERE {where} "
                 "ORDER BY m.created_at DESC, m.seq DESC LIMIT ? OFFSET ?",
                 [*args, limit, offset],
             ).fetchall()
@@ -331,12 +332,12 @@ class MemoryStore:
         if expr is None:
             return []
         where, args = self._filter_sql(tags, statuses)
-        cols = ", ".join(f"m.{c.strip()}" for c in self._COLS.split(","))
         with self._lock:
             rows = (
                 self._db()
                 .execute(
-                    f"SELECT {cols}, f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
+                    f"SELECT {self._M_COLS}, f.rank FROM memories_fts f "
+                    "JOIN memories m ON m.seq = f.rowid "
                     f"WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?",
                     [expr, *args, limit],
                 )
@@ -349,12 +350,11 @@ class MemoryStore:
     ) -> list[Memory]:
         """Cosine similarity over memories embedded with the same model."""
         where, args = self._filter_sql(tags, statuses)
-        cols = ", ".join(f"m.{c.strip()}" for c in self._COLS.split(","))
         with self._lock:
             rows = (
                 self._db()
                 .execute(
-                    f"SELECT {cols}, v.vec FROM memory_vectors v "
+                    f"SELECT {self._M_COLS}, v.vec FROM memory_vectors v "
                     "JOIN memories m ON m.id = v.memory_id "
                     f"WHERE v.embedder = ? AND {where}",
                     [embedder, *args],
