@@ -23,6 +23,8 @@ ORDER = [
     "rag_bench.py",
     "llm_bench.py",
 ]
+# Not benchmarks: imported (loadgen) or started (naive_baseline) by the ones that are.
+HELPERS = {"loadgen.py", "naive_baseline.py", "run_all.py"}
 
 
 def main() -> int:
@@ -30,7 +32,7 @@ def main() -> int:
     out_dir = BENCH / "out"
     out_dir.mkdir(exist_ok=True)
     scripts = [BENCH / name for name in ORDER if (BENCH / name).exists()]
-    scripts += sorted(p for p in BENCH.glob("*.py") if p.name not in ORDER and p != Path(__file__))
+    scripts += sorted(p for p in BENCH.glob("*.py") if p.name not in {*ORDER, *HELPERS})
     lines = [f"# Mnemolis benchmarks — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", ""]
     failed = 0
     for script in scripts:
