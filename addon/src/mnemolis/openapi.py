@@ -54,7 +54,7 @@ def build_openapi(endpoints: Iterable[Endpoint]) -> dict[str, Any]:
             "responses": {
                 "200": {
                     "description": "OK",
-                    "content": {"application/json": {"schema": ep.response or {"type": "object"}}},
+                    "content": {ep.content_type: {"schema": ep.response or {"type": "object"}}},
                 },
                 "default": {
                     "description": "Error",

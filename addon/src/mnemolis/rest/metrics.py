@@ -24,6 +24,7 @@ routes = RouteTable("metrics")
     access=Access.READ,
     summary="Prometheus metrics: routes, sources, MCP tools, cache, indexes, model, memory",
     response={"type": "string", "description": "Prometheus text exposition format 0.0.4"},
+    content_type="text/plain",
 )
 async def metrics(request: web.Request) -> web.Response:
     """Scrape target; use the read key as a bearer token when keys are set."""

@@ -40,6 +40,7 @@ class Endpoint:
     query: dict[str, str] = field(default_factory=dict)
     response: dict[str, Any] | None = None
     openapi: bool = True
+    content_type: str = "application/json"
 
 
 class RouteTable:
@@ -60,6 +61,7 @@ class RouteTable:
         query: dict[str, str] | None = None,
         response: dict[str, Any] | None = None,
         openapi: bool = True,
+        content_type: str = "application/json",
     ) -> Callable[[Handler], Handler]:
         """Decorator registering ``handler`` for ``method path``."""
 
@@ -76,6 +78,7 @@ class RouteTable:
                     query=query or {},
                     response=response,
                     openapi=openapi,
+                    content_type=content_type,
                 )
             )
             return handler
