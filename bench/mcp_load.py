@@ -30,6 +30,9 @@ import aiohttp
 from aiohttp import web
 from mcp.types import CallToolResult  # module level: FastMCP evaluates the annotation
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loadgen import free_port, rss_mb
+
 REPO = Path(__file__).resolve().parents[1]
 QUERY = {"query": "what's in the news about the library?", "source": "news"}
 FEED = """<?xml version="1.0" encoding="UTF-8"?>
@@ -204,12 +207,6 @@ async def measure(name: str, url: str, clients: int, seconds: float) -> Run:
 # --- orchestration ----------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -220,16 +217,6 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) ->
                 return
         time.sleep(0.1)
     raise SystemExit(f"server on port {port} did not start")
-
-
-def _rss_mb(pid: int) -> tuple[float, float]:
-    """Current and peak resident memory of a process, in MiB."""
-    values = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, rest = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            values[key] = int(rest.split()[0]) / 1024
-    return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
 
 
 def _strip_timing(node: Any) -> Any:
@@ -249,7 +236,7 @@ async def main(args: argparse.Namespace) -> None:
     feed_app.router.add_get("/feed.xml", feed)
     runner = web.AppRunner(feed_app, access_log=None)
     await runner.setup()
-    feed_port = _free_port()
+    feed_port = free_port()
     await web.TCPSite(runner, "127.0.0.1", feed_port).start()
 
     tmp = Path(tempfile.mkdtemp(prefix="mcp-load-"))
@@ -259,7 +246,7 @@ async def main(args: argparse.Namespace) -> None:
     env["MNEMOLIS_LOG_LEVEL"] = "warning"
     env["MNEMOLIS_LIMITS__RATE_PER_MINUTE"] = "0"
     env["MNEMOLIS_LIMITS__CONCURRENCY_PER_CLIENT"] = "0"
-    ports = {"mnemolis": _free_port(), "reference (FastMCP)": _free_port()}
+    ports = {"mnemolis": free_port(), "reference (FastMCP)": free_port()}
     procs = {
         "mnemolis": subprocess.Popen(
             [
@@ -299,7 +286,7 @@ async def main(args: argparse.Namespace) -> None:
         for level in args.levels:
             for name, url in urls.items():
                 runs.append(await measure(name, url, level, args.seconds))
-        memory = {name: _rss_mb(proc.pid) for name, proc in procs.items()}
+        memory = {name: rss_mb(proc.pid) for name, proc in procs.items()}
     finally:
         for proc in procs.values():
             proc.terminate()
