@@ -26,14 +26,37 @@ _CITE = re.compile(r"\s*\[\d{1,3}(?:,[^\]]*)?\]")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
+_BLOCK_START = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6}|>)\s+")
+
+
+def _join_lines(text: str) -> str:
+    """Hard-wrapped lines join with a space; paragraphs, items and headings end a sentence."""
+    segments: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() or _BLOCK_START.match(line):
+            if current:
+                segments.append(" ".join(current))
+            current = [line.strip()] if line.strip() else []
+        else:
+            current.append(line.strip())
+        if line.lstrip().startswith("#"):  # a heading is a sentence of its own
+            segments.append(" ".join(current))
+            current = []
+    if current:
+        segments.append(" ".join(current))
+    return "\n".join(segments)
+
+
 def plain_text(text: str) -> str:
-    """Markdown, URLs and citation markers removed; lines become sentences."""
+    """Markdown, URLs and citation markers removed; paragraphs and items become sentences."""
+    text = _join_lines(text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _SEE_URL.sub("", text)
     text = _URL.sub("", text)
     text = _CITE.sub("", text)
     text = _MD_MARK.sub("", text)
-    text = re.sub(r"[*_#|~`]+", " ", text)
+    text = re.sub(r"[*#|~`]+|(?<!\w)_+|_+(?!\w)", " ", text)
     text = re.sub(r"\s*\n\s*", ". ", text.strip())
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     text = re.sub(r"([.!?:])\.+", r"\1", text)

@@ -1,0 +1,38 @@
+"""The voice form: what a speaker says must read as sentences, without markup or links."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemolis.spoken import spoken_form
+
+
+@pytest.mark.parametrize(
+    ("text", "spoken"),
+    [
+        # Hard-wrapped prose is one sentence, not one per line.
+        (
+            "Claude Desktop talks to Mnemolis over MCP. Once\nconnected, Claude can ask.",
+            "Claude Desktop talks to Mnemolis over MCP. Once connected, Claude can ask.",
+        ),
+        # Headings and list items end sentences.
+        ("# Weather\nSunny and\nwarm.", "Weather. Sunny and warm."),
+        ("**Tomorrow**\n- Rain is likely\n- High of 12 °C", "Tomorrow. Rain is likely."),
+        # A link phrase goes, the figure before it stays.
+        (
+            "The temperature is 21.5 °C, see https://x.example/t for details. Also windy.",
+            "The temperature is 21.5 °C. Also windy.",
+        ),
+        # Both citation forms (model "[1]", extractive "[1, web]") are dropped.
+        ("Yes. Garage Door is open [1, ha]. Closed at 09:12 [2].", "Yes. Garage Door is open."),
+        ("Read `list_rag` in [the docs](https://x.example/docs).", "Read list_rag in the docs."),
+        ("", ""),
+    ],
+)
+def test_spoken_form(text: str, spoken: str) -> None:
+    assert spoken_form(text) == spoken
+
+
+def test_long_answer_is_cut_at_a_word() -> None:
+    out = spoken_form("word " * 200 + ".", max_sentences=1, max_chars=50)
+    assert len(out) <= 50 and out.endswith("…") and "  " not in out
