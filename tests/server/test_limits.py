@@ -80,3 +80,16 @@ async def test_loopback_exempt_by_default(make_client: Callable[..., Any]) -> No
     client = await make_client(limits={"rate_per_minute": 2})
     statuses = {(await client.get("/api/sources")).status for _ in range(5)}
     assert statuses == {200}
+
+
+async def test_query_length_follows_the_setting(make_client: Callable[..., Any]) -> None:
+    """limits.max_query_chars applies to REST and MCP alike, not a fixed 4000."""
+    from mnemolis.tools import call_tool
+
+    client = await make_client(limits={"max_query_chars": 10})
+    resp = await client.post("/search", json={"query": "x" * 11, "source": "web"})
+    assert resp.status == 400
+    assert "the limit is 10" in (await resp.json())["error"]["message"]
+    assert (await client.post("/search", json={"query": "x" * 10, "source": "web"})).status == 200
+    result = await call_tool(client.app[keys.CORE], "search", {"query": "x" * 11})
+    assert result.is_error and "the limit is 10" in result.text

@@ -122,12 +122,12 @@ def _serve(settings: Settings) -> int:
 
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from .core import Mnemolis
-    from .requests import SearchRequest, parse_request
+    from .requests import SearchRequest, limits_context, parse_request
 
     body: dict[str, Any] = {"query": args.question, "source": args.source}
     if args.fusion_sources:
         body["fusion_sources"] = [s for s in args.fusion_sources.split(",") if s]
-    req = parse_request(SearchRequest, body)
+    req = parse_request(SearchRequest, body, limits_context(settings))
     core = Mnemolis(settings)
     core.watch_files = False
     await core.start()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -10,12 +10,13 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from .errors import InvalidArgument
-from .settings import SOURCE_NAMES
+from .settings import SOURCE_NAMES, Settings
 
 SEARCH_MODES = ("auto", "fusion")
 SOURCE_CHOICES = (*SEARCH_MODES, *SOURCE_NAMES)
@@ -44,9 +45,10 @@ class SearchRequest(BaseModel):
 
     @field_validator("query")
     @classmethod
-    def _query_length(cls, value: str) -> str:
-        if len(value) > MAX_QUERY_CHARS:
-            raise ValueError(f"query is {len(value)} characters; the limit is {MAX_QUERY_CHARS}")
+    def _query_length(cls, value: str, info: ValidationInfo) -> str:
+        limit = (info.context or {}).get("max_query_chars", MAX_QUERY_CHARS)
+        if len(value) > limit:
+            raise ValueError(f"query is {len(value)} characters; the limit is {limit}")
         if "\x00" in value:
             raise ValueError("query contains a NUL character")
         return value
@@ -91,11 +93,18 @@ def describe_validation_error(err: ValidationError) -> str:
     return f"{loc}: {msg}"
 
 
-def parse_request[M: BaseModel](model: type[M], data: object) -> M:
+def limits_context(settings: Settings) -> dict[str, Any]:
+    """Validation context carrying the configured request limits."""
+    return {"max_query_chars": settings.limits.max_query_chars}
+
+
+def parse_request[M: BaseModel](
+    model: type[M], data: object, context: dict[str, Any] | None = None
+) -> M:
     """Validate a decoded JSON body; raise InvalidArgument with a clear message."""
     if not isinstance(data, dict):
         raise InvalidArgument(f"request body must be a JSON object, not {type(data).__name__}")
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as err:
         raise InvalidArgument(describe_validation_error(err)) from None

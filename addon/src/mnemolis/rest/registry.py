@@ -12,7 +12,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from ..errors import InvalidArgument, PayloadTooLarge
-from ..requests import parse_request
+from ..requests import limits_context, parse_request
 from . import keys
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -120,4 +120,5 @@ async def read_json(request: web.Request) -> Any:
 
 async def read_body[M: BaseModel](request: web.Request, model: type[M]) -> M:
     """Decode and validate the body against a request model."""
-    return parse_request(model, await read_json(request))
+    context = limits_context(request.app[keys.SETTINGS])
+    return parse_request(model, await read_json(request), context)

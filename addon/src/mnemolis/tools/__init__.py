@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import Forbidden, MnemolisError
 from ..querylog import SURFACE
-from ..requests import describe_validation_error
+from ..requests import describe_validation_error, limits_context
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
@@ -180,7 +180,9 @@ async def _call_tool(
     if found.access == "write" and level != "write":
         return ToolResult(Forbidden(f"{name} needs the full API key").message, is_error=True)
     try:
-        args = found.input_model.model_validate(arguments or {})
+        args = found.input_model.model_validate(
+            arguments or {}, context=limits_context(core.settings)
+        )
     except ValidationError as err:
         return ToolResult(f"invalid argument: {describe_validation_error(err)}", is_error=True)
     try:
