@@ -44,9 +44,6 @@ async def test_entities_snapshot(
     snapshot: SnapshotAssertion,
 ) -> None:
     """Every entity's registry entry and state, all on the one device."""
-    server.port = 48888  # a fixed URL keeps the snapshot stable
-    await server.stop()
-    await server.start()
     mock_config_entry.add_to_hass(hass)
     hass.config_entries.async_update_entry(mock_config_entry, data={"url": server.url})
     with patch("custom_components.mnemolis.PLATFORMS", [platform]):
