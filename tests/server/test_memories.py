@@ -255,3 +255,27 @@ async def test_broken_stores_never_stop_the_server(make_client: Client, tmp_path
     assert ready["components"]["knowledge"]["status"] == "degraded"
     resp = await client.post("/search", json={"query": "how do I connect Claude Desktop?"})
     assert (await resp.json())["source_used"] == "rag"
+
+
+async def test_a_memory_is_recalled_at_once_despite_the_cache(make_client: Client) -> None:
+    """'Nothing found' is cached, but a write moves the store on: no stale recall."""
+    client = await make_client()
+    ask = {"query": "where did I park the bike?", "source": "memory"}
+    first = await (await client.post("/search", json=ask)).json()
+    again = await (await client.post("/search", json=ask)).json()
+    assert first["sources"][0]["status"] == "empty" and not first["sources"][0]["cached"]
+    assert again["sources"][0]["status"] == "empty" and again["sources"][0]["cached"]
+    memory = await remember(client, "I parked the bike behind the garden shed")
+    fresh = await (await client.post("/search", json=ask)).json()
+    assert fresh["source_used"] == "memory" and not fresh["sources"][0]["cached"]
+    assert "garden shed" in fresh["result"]
+    resp = await client.patch(
+        f"/api/memories/{memory['id']}", json={"content": "The bike is at work"}
+    )
+    assert resp.status == 200, await resp.text()
+    moved = await (await client.post("/search", json=ask)).json()
+    assert "garden shed" not in moved["result"]
+    resp = await client.delete(f"/api/memories/{memory['id']}")
+    assert resp.status == 200
+    gone = await (await client.post("/search", json=ask)).json()
+    assert gone["source_used"] == "none" and not gone["sources"][0]["cached"]

@@ -433,3 +433,25 @@ async def test_sources_list_reports_the_rag_databases(
     assert rag["last_error"] is None
     assert sorted(rag["detail"]["databases"]) == ["house", "mnemolis-docs"]
     assert rag["detail"]["failed"] == []
+
+
+async def test_a_new_document_answers_at_once_despite_the_cache(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    """'Nothing found' is cached until the index changes, not for the whole lifetime."""
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    ask = {"query": "how do I descale the kettle?", "source": "rag"}
+    first = await (await client.post("/search", json=ask)).json()
+    again = await (await client.post("/search", json=ask)).json()
+    assert first["sources"][0]["status"] == "empty" and not first["sources"][0]["cached"]
+    assert again["sources"][0]["status"] == "empty" and again["sources"][0]["cached"]
+    (docs / "kettle.md").write_text(
+        "# Kettle\n\nDescale the kettle with vinegar once a month.\n", encoding="utf-8"
+    )
+    resp = await client.post("/api/rag/house/reindex")
+    assert resp.status == 202
+    await store_of(client).wait_idle()
+    fresh = await (await client.post("/search", json=ask)).json()
+    assert fresh["source_used"] == "rag" and not fresh["sources"][0]["cached"]
+    assert "vinegar" in fresh["result"]

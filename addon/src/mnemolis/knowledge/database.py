@@ -180,6 +180,11 @@ class DocumentDatabase:
         self._writer = self._reader = None
 
     @property
+    def generation(self) -> int:
+        """Moves after every committed change to the index (for cache keys)."""
+        return self._generation
+
+    @property
     def is_open(self) -> bool:
         """Whether searches can run."""
         return self._reader is not None

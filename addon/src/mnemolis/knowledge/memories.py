@@ -161,6 +161,8 @@ class MemoryStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self.problem: str | None = None
+        #: Moves after every committed change, so cached recalls know they are stale.
+        self.generation = 0
 
     def open(self) -> None:
         """Create or open the database."""
@@ -218,6 +220,7 @@ class MemoryStore:
                         "INSERT INTO memory_vectors(memory_id, embedder, vec) VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
+            self.generation += 1
         return Memory(mid, content, tags, status, now, now)
 
     def get(self, mid: str) -> Memory:
@@ -271,6 +274,7 @@ class MemoryStore:
                         "VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
+            self.generation += 1
         return Memory(mid, new_content, new_tags, new_status, current.created_at, now)
 
     def delete(self, mid: str) -> None:
@@ -279,6 +283,7 @@ class MemoryStore:
             conn = self._db()
             with transaction(conn):
                 cur = conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
+            self.generation += 1
         if cur.rowcount == 0:
             raise NotFound(f"memory {mid!r} does not exist")
 
@@ -397,6 +402,7 @@ class MemoryStore:
                     "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)",
                     [(mid, embedder, v.astype(np.float32).tobytes(), mid) for mid, v in items],
                 )
+            self.generation += 1
 
 
 def fuse(lists: list[list[Memory]], limit: int, k: int = 60) -> list[Memory]:

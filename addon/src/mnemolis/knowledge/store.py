@@ -423,6 +423,12 @@ class KnowledgeStore:
         """Loaded database names (what routing matches against)."""
         return sorted(self.databases)
 
+    def generation(self) -> tuple[object, ...]:
+        """Changes whenever a search could answer differently: databases, index, embedder."""
+        embedder = current_embedder(self.services)
+        dbs = tuple((name, db.generation) for name, db in self.databases.items())
+        return (getattr(embedder, "name", ""), dbs)
+
     def documents_indexed(self) -> int:
         """Files indexed across every database (for /api/stats)."""
         return sum(db.files_indexed for db in self.databases.values())

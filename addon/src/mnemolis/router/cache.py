@@ -1,4 +1,9 @@
-"""Per-source answer cache with single-flight: one backend call per question at a time."""
+"""Per-source answer cache with single-flight: one backend call per question at a time.
+
+A source that knows when its data changes (documents re-indexed, a memory
+written) puts a version into the key, so an answer is never served after the
+data behind it changed, however long its lifetime.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from ..models import SourceAnswer, SourceRun
+from ..models import SourceAnswer, SourceRun, SourceStatusName
 from ..sources.base import QueryContext, Source, run_source
 from .text import cache_key_text
 
@@ -17,7 +22,7 @@ from .text import cache_key_text
 TIME_SENSITIVE = frozenset({"forecast", "changes", "ha"})
 MAX_ENTRIES = 2048
 
-CacheKey = tuple[str, str, str, str]
+CacheKey = tuple[str, str, str, str, object]
 Outcome = tuple[SourceRun, SourceAnswer | None]
 
 
@@ -45,11 +50,13 @@ class AnswerCache:
         self.hits = 0
         self.misses = 0
 
-    def key(self, source: str, question: str, ctx: QueryContext) -> CacheKey:
+    def key(
+        self, source: str, question: str, ctx: QueryContext, version: object = None
+    ) -> CacheKey:
         """Normalised question plus what else the answer depends on."""
         hour = ctx.now.strftime("%Y-%m-%dT%H") if source in TIME_SENSITIVE else ""
         hints = repr(sorted(ctx.hints.items())) if ctx.hints else ""
-        return (source, cache_key_text(question), hour, hints)
+        return (source, cache_key_text(question), hour, hints, version)
 
     def ttl(self, source: str) -> float:
         """Seconds an answer of this source stays fresh (0: never cached)."""
@@ -78,7 +85,7 @@ class AnswerCache:
             return await run_source(
                 source, question, ctx, timeout=timeout, reason=reason, part=part
             )
-        key = self.key(source.name, question, ctx)
+        key = self.key(source.name, question, ctx, source.cache_version())
         started = time.perf_counter()
         if ttl > 0:
             entry = self._entries.get(key)
@@ -87,7 +94,8 @@ class AnswerCache:
                     self._entries.move_to_end(key)
                     self.hits += 1
                     ms = (time.perf_counter() - started) * 1000
-                    run = SourceRun(source.name, "ok", ms, reason, None, part, cached=True)
+                    status: SourceStatusName = "empty" if entry.answer.empty else "ok"
+                    run = SourceRun(source.name, status, ms, reason, None, part, cached=True)
                     return run, entry.answer
                 del self._entries[key]
         task = self._inflight.get(key)
@@ -101,24 +109,29 @@ class AnswerCache:
                 msg = f"{source.name} did not answer within {timeout:g} s"
                 return SourceRun(source.name, "timeout", ms, reason, msg, part), None
             ms = (time.perf_counter() - started) * 1000
-            shared = replace(run, ms=ms, reason=reason, part=part, cached=run.status == "ok")
+            settled = run.status in ("ok", "empty")
+            shared = replace(run, ms=ms, reason=reason, part=part, cached=settled)
             return shared, answer
         self.misses += 1
         task = asyncio.create_task(
             run_source(source, question, ctx, timeout=timeout, reason=reason, part=part)
         )
         self._inflight[key] = task
-        task.add_done_callback(functools.partial(self._settle, key, ttl))
+        task.add_done_callback(functools.partial(self._settle, key, ttl, source.cache_empty))
         return await asyncio.shield(task)
 
-    def _settle(self, key: CacheKey, ttl: float, task: asyncio.Task[Outcome]) -> None:
+    def _settle(
+        self, key: CacheKey, ttl: float, keep_empty: bool, task: asyncio.Task[Outcome]
+    ) -> None:
         if self._inflight.get(key) is task:
             del self._inflight[key]
         if task.cancelled() or task.exception() is not None or ttl <= 0:
             return
         run, answer = task.result()
-        if run.status != "ok" or answer is None or answer.empty:
-            return  # failures, timeouts and empty answers are never cached
+        if answer is None or run.status not in ("ok", "empty"):
+            return  # failures and timeouts are never cached
+        if answer.empty and not keep_empty:
+            return  # nor "nothing found" from a backend that may simply be having a moment
         if answer.data.get("partial"):
             return  # nor answers a source gave while part of its backend failed
         self._entries[key] = _Entry(self.clock() + ttl, answer)

@@ -67,6 +67,10 @@ class Source(ABC):
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    #: Whether "nothing found" may be cached like an answer. Only sources whose
+    #: data is local and versioned (or short-lived) say yes: an outside backend
+    #: can come back empty for a moment, and that must not stick.
+    cache_empty: ClassVar[bool] = False
 
     def __init__(self, deps: SourceDeps) -> None:
         self.deps = deps
@@ -95,6 +99,10 @@ class Source(ABC):
             healthy=self.configured and self.last_error is None,
             last_error=self.last_error,
         )
+
+    def cache_version(self) -> object:
+        """What the cache key carries so a change of the data drops cached answers at once."""
+        return None
 
     @abstractmethod
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:

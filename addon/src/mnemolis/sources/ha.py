@@ -102,6 +102,7 @@ class HASource(Source):
 
     name = "ha"
     description = "Home Assistant: live entity states, areas, people at home, state history"
+    cache_empty = True  # "no such device" is as true as a state, for the same few seconds
 
     def __init__(self, deps: SourceDeps) -> None:
         super().__init__(deps)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
+from ..knowledge.embedder import current_embedder
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source
 from .rag import MIN_COVERAGE, clip, coverage, knowledge_store
@@ -15,6 +16,14 @@ class MemorySource(Source):
 
     name = "memory"
     description = "Memories stored with remember / POST /api/memories"
+    cache_empty = True
+
+    def cache_version(self) -> object:
+        """A memory written, changed or deleted is recalled at once, never a cached answer."""
+        store = knowledge_store(self.deps.services)
+        if store is None:
+            return None
+        return (store.memories.generation, getattr(current_embedder(store.services), "name", ""))
 
     @property
     def configured(self) -> bool:

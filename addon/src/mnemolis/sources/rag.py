@@ -53,6 +53,12 @@ class RagSource(Source):
 
     name = "rag"
     description = "Your document databases (manuals, notes, PDFs) and Mnemolis's own docs"
+    cache_empty = True
+
+    def cache_version(self) -> object:
+        """Re-indexing, a database added or removed, or a new embedder invalidates answers."""
+        store = knowledge_store(self.deps.services)
+        return None if store is None else store.generation()
 
     @property
     def configured(self) -> bool:
