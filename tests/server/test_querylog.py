@@ -381,9 +381,9 @@ async def test_a_stuck_writer_never_holds_up_questions(
     gate = threading.Event()
     write = log._write
 
-    def stalled(conn: sqlite3.Connection, rows: list[Any]) -> None:
+    def stalled(conn: sqlite3.Connection, rows: list[Any], **kw: Any) -> None:
         gate.wait(20)
-        write(conn, rows)
+        write(conn, rows, **kw)
 
     monkeypatch.setattr(log, "_write", stalled)
     log.open()

@@ -152,3 +152,27 @@ def test_route_never_fails_and_keeps_the_shape(question: str) -> None:
         assert set(part["sources"]) <= set(HOME.core.sources)
     cond = decision["condition"]
     assert cond is None or (cond["text"] and cond["sources"][0] in ("forecast", "ha", "uptime"))
+
+
+def test_repeated_plans_follow_live_names_and_configuration() -> None:
+    """A repeated question reuses its plan only while what it was decided on holds."""
+    home = make_home(configured=False)
+    router = home.core.router
+    question = "What about the greenhouse misting pump?"
+    first = router.plan(question)
+    assert router.plan(question) is first  # the same question again: no re-routing
+    assert "misting pump" not in first.parts[0].reason
+    # A new device in Home Assistant: the next ask sees its name at once.
+    router.vocab.set_async_names("ha", ["Greenhouse misting pump"])
+    named = router.plan(question)
+    assert named.parts[0].sources == ["ha"]
+    assert "name “Greenhouse misting pump”" in named.parts[0].reason
+    # A source configured since: the default order it falls back to changes too.
+    default = router.plan("Tell me something about quasars")
+    home.fakes["web"]._configured = True
+    assert router.plan("Tell me something about quasars") is not default
+    # A conversation with history is never answered from the memo.
+    router.conversations.put("c1", question, ["ha"])
+    assert router.plan("and the fan?", conversation_id="c1") is not router.plan(
+        "and the fan?", conversation_id="c1"
+    )

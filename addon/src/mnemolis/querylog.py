@@ -42,6 +42,7 @@ UI_CLIENT_HEADER = "X-Mnemolis-Client"
 MAX_PAGE = 200
 _QUEUE_LIMIT = 10_000
 _BATCH = 200
+_PRUNE_EVERY_S = 2.0  # rows beyond retention live at most this long between reads
 _MAX_ID = 2**63 - 1  # SQLite's INTEGER range
 
 _SCHEMA = """
@@ -246,6 +247,7 @@ class QueryLog:
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
         self._closed = False
+        self._pruned_at = 0.0
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -403,7 +405,10 @@ class QueryLog:
                         break
                 rows = [b for b in batch if isinstance(b, tuple)]
                 if rows and conn is not None:
-                    self._write(conn, rows)
+                    # Trimming walks max_rows index entries: do it now and then, and
+                    # whenever a reader is waiting (a flush marker), never per batch.
+                    waited = any(callable(b) for b in batch)
+                    self._write(conn, rows, prune=waited or self._prune_due())
                 elif rows:
                     self.dropped += len(rows)
                 for b in batch:
@@ -415,7 +420,10 @@ class QueryLog:
             if conn is not None:
                 conn.close()
 
-    def _write(self, conn: sqlite3.Connection, rows: list[_Row]) -> None:
+    def _prune_due(self) -> bool:
+        return time.monotonic() - self._pruned_at >= _PRUNE_EVERY_S
+
+    def _write(self, conn: sqlite3.Connection, rows: list[_Row], *, prune: bool = True) -> None:
         ready: list[tuple[tuple[Any, ...], str]] = []
         for row in rows:
             # A row that cannot be stored is dropped on its own, never its batch.
@@ -439,7 +447,9 @@ class QueryLog:
                     conn.execute(
                         "INSERT INTO traces (id, trace) VALUES (?, ?)", (cur.lastrowid, trace)
                     )
-                self._prune(conn)
+                if prune:
+                    self._prune(conn)
+                    self._pruned_at = time.monotonic()
             self.written += len(ready)
         except sqlite3.Error as err:
             # Disk full or the database locked for too long: this batch is lost,

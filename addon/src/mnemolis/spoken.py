@@ -6,6 +6,7 @@ so a voice answer never depends on which of them wrote it.
 
 from __future__ import annotations
 
+import functools
 import re
 
 MAX_SPOKEN_CHARS = 300
@@ -65,6 +66,7 @@ def plain_text(text: str) -> str:
     return text + "." if text and text[-1] not in "!?" else text
 
 
+@functools.lru_cache(maxsize=512)  # voice assistants ask the same few things over and over
 def spoken_form(text: str, max_sentences: int = 2, max_chars: int = MAX_SPOKEN_CHARS) -> str:
     """Plain text, its first sentences, cut at a word boundary when too long."""
     plain = plain_text(text)

@@ -8,6 +8,7 @@ import inspect
 import logging
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ PartMode = Literal["single", "fusion", "default", "explicit"]
 MAX_CITATIONS = 8
 HOME_SOURCES = frozenset({"ha", "forecast", "uptime", "changes"})
 _WEATHER_SUBJECT = re.compile(r"^\s*(?:it|there|the weather|the forecast)\b", re.IGNORECASE)
+PLAN_MEMO = 512  # routing decisions kept for repeated questions
 NAME_REFRESH_TIMEOUT = 0.5  # seconds an async name refresh (monitors) may take per question
 
 
@@ -102,6 +104,9 @@ class Router:
         self.conversations = ConversationStore()
         self._async_names_at = -1e9
         self._memo: dict[str, Scores] | None = None  # scores of texts within one plan()
+        # Plans of questions asked without a conversation before them, for as long as
+        # the names, configured sources and model they were decided on stay the same.
+        self._plans: OrderedDict[tuple[object, ...], Plan] = OrderedDict()
 
     # --- live vocabularies -----------------------------------------------------------
 
@@ -224,11 +229,32 @@ class Router:
     ) -> Plan:
         """The full decision: condition, follow-up rewriting, decomposition, routing."""
         self._sync_vocabulary()
+        key: tuple[object, ...] | None = None
+        if self.conversations.get(conversation_id) is None:
+            self.vocab.combined()  # refresh names first: the key carries their generation
+            llm = self.core.services.get("llm")
+            key = (
+                query,
+                source,
+                None if fusion_sources is None else tuple(fusion_sources),
+                self.vocab.generation,
+                tuple(n for n, src in self.core.sources.items() if src.configured),
+                bool(llm is not None and getattr(llm, "available", False)),
+            )
+            hit = self._plans.get(key)
+            if hit is not None:
+                self._plans.move_to_end(key)
+                return hit
         self._memo = {}
         try:
-            return self._plan(query, source, fusion_sources, conversation_id)
+            plan = self._plan(query, source, fusion_sources, conversation_id)
         finally:
             self._memo = None
+        if key is not None:
+            self._plans[key] = plan
+            if len(self._plans) > PLAN_MEMO:
+                self._plans.popitem(last=False)
+        return plan
 
     def _plan(
         self,

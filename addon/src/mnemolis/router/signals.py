@@ -223,6 +223,8 @@ class DynamicVocabulary:
         self._async_names: dict[str, list[str]] = {}
         self._combined: CombinedIndex | None = None
         self._combined_key: tuple[int, ...] = ()
+        #: Moves whenever the combined index is rebuilt (plans memoised on it go stale).
+        self.generation = 0
 
     def set_async_names(self, source: str, names: list[str]) -> None:
         """Names fetched by an async refresh (e.g. Uptime Kuma monitors)."""
@@ -264,6 +266,7 @@ class DynamicVocabulary:
         if self._combined is None or self._combined_key != key:
             self._combined = CombinedIndex.build(indexes)
             self._combined_key = key
+            self.generation += 1
         return self._combined
 
     def all(self) -> list[NameIndex]:
