@@ -130,6 +130,7 @@ class Metrics:
 
     def __init__(self, core: Mnemolis) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
         reg = self.registry
         self.http_requests = Counter(
             "mnemolis_http_requests",
@@ -224,30 +225,39 @@ class Metrics:
 
     # --- hooks ---------------------------------------------------------------
 
+    def _child(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(...)`` remembered: label sets are few and asked for on every request."""
+        key = (id(metric), labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
+
     def record_http(self, method: str, route: str, status: int, seconds: float) -> None:
         """Count one HTTP request under its route template."""
         method = method if method in _METHODS else "OTHER"
-        self.http_requests.labels(method, route, str(status)).inc()
-        self.http_duration.labels(method, route).observe(seconds)
+        self._child(self.http_requests, method, route, str(status)).inc()
+        self._child(self.http_duration, method, route).observe(seconds)
 
     def record_search(self, result: SearchResult, surface: str | None = None) -> None:
         """Count a routed question and every source run in its trace."""
         where = surface or SURFACE.get()
         outcome = "failed" if result.source_used == "none" else "answered"
-        self.queries.labels(where, outcome, "true" if result.fallback else "false").inc()
-        self.query_duration.labels(where).observe(result.elapsed_ms / 1000)
+        fallback = "true" if result.fallback else "false"
+        self._child(self.queries, where, outcome, fallback).inc()
+        self._child(self.query_duration, where).observe(result.elapsed_ms / 1000)
         for run in result.sources:
             name = run.name if run.name in SOURCE_NAMES else "other"
-            self.source_requests.labels(name, run.status).inc()
+            self._child(self.source_requests, name, run.status).inc()
             if run.status != "skipped":
-                self.source_duration.labels(name).observe(run.ms / 1000)
+                self._child(self.source_duration, name).observe(run.ms / 1000)
             if run.cached:
-                self.cache_hits.labels(name).inc()
+                self._child(self.cache_hits, name).inc()
 
     def record_tool(self, name: str, seconds: float, is_error: bool) -> None:
         """Count one MCP tool call (called by ``tools.call_tool``)."""
-        self.tool_calls.labels(name, "error" if is_error else "ok").inc()
-        self.tool_duration.labels(name).observe(seconds)
+        self._child(self.tool_calls, name, "error" if is_error else "ok").inc()
+        self._child(self.tool_duration, name).observe(seconds)
 
     # --- exposition ----------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 from fnmatch import fnmatchcase
@@ -109,6 +110,7 @@ def _strip_port(host: str) -> str:
     return host
 
 
+@functools.lru_cache(maxsize=256)  # the same few Host headers on every request
 def _is_ip(host: str) -> bool:
     try:
         ipaddress.ip_address(host)

@@ -46,11 +46,16 @@ def resolve_connection(
 
 
 def ha_configured(settings: Settings, environ: Mapping[str, str] | None = None) -> bool:
-    """Whether HA access is set up (a wrong ha.url still counts: the source says why)."""
-    try:
-        return resolve_connection(settings, environ) is not None
-    except ConfigError:
+    """Whether HA access is set up (a wrong ha.url still counts: the source says why).
+
+    Asked on every question, so it only looks at what ``resolve_connection``
+    would use and never parses the URL.
+    """
+    env = os.environ if environ is None else environ
+    url = settings.ha.url
+    if url and settings.ha.token and settings.ha.token.get_secret_value():
         return True
+    return bool(env.get("SUPERVISOR_TOKEN", "")) and (settings.addon or not url)
 
 
 def shared_client(deps: SourceDeps) -> HAClient | None:

@@ -334,15 +334,20 @@ class Router:
             conversation_id=req.conversation_id,
         )
         verdict_run: tuple[Verdict, SourceRun] | None = None
-        parts = asyncio.gather(
-            *(self._run_part(i, part, ctx, deadline_at) for i, part in enumerate(plan.parts))
-        )
-        if plan.condition is not None:
-            verdict_run, outcomes = await asyncio.gather(
-                self._evaluate_condition(plan.condition, ctx, deadline_at), parts
-            )
+        outcomes: list[PartOutcome] | tuple[PartOutcome, ...]
+        if plan.condition is None and len(plan.parts) == 1:
+            # Most questions: one part, nothing to run beside it, no task to spawn.
+            outcomes = [await self._run_part(0, plan.parts[0], ctx, deadline_at)]
         else:
-            outcomes = await parts
+            parts = asyncio.gather(
+                *(self._run_part(i, part, ctx, deadline_at) for i, part in enumerate(plan.parts))
+            )
+            if plan.condition is not None:
+                verdict_run, outcomes = await asyncio.gather(
+                    self._evaluate_condition(plan.condition, ctx, deadline_at), parts
+                )
+            else:
+                outcomes = await parts
         result = self._assemble(req, plan, verdict_run, list(outcomes))
         result.elapsed_ms = (time.perf_counter() - started) * 1000
         last = outcomes[-1] if outcomes else None
