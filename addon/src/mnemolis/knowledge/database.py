@@ -429,6 +429,10 @@ class DocumentDatabase:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")
             return fn(self._reader)
 
+    def file_path(self, rel: str) -> str:
+        """The absolute path of an indexed file, as a string (no Path objects per hit)."""
+        return self._root_prefix + rel
+
     def _alive(self, hits: list[Hit]) -> list[Hit]:
         """Drop hits whose file vanished and is not yet pruned."""
         prefix = self._root_prefix

@@ -593,10 +593,16 @@ class KnowledgeStore:
     async def _rankings(
         self, db: DocumentDatabase, q: str, fetch: int, mode: str
     ) -> tuple[list[Hit], list[Hit]]:
-        """Keyword and semantic rankings of one database (empty when the mode skips one).
+        """Keyword and semantic rankings of one database (empty when the mode skips one)."""
+        return (await self._rankings_of([db], q, fetch, mode))[0]
 
-        One worker-thread hop does the SQLite and vector work; only an async
-        (model) embedder is awaited on the loop first.
+    async def _rankings_of(
+        self, dbs: list[DocumentDatabase], q: str, fetch: int, mode: str
+    ) -> list[tuple[list[Hit], list[Hit]]]:
+        """Rankings of several databases in one worker-thread hop (one per question).
+
+        Only an async (model) embedder is awaited on the loop first. A database
+        that fails is logged and ranks nothing; the others still answer.
         """
         embedder = current_embedder(self.services)
         semantic_on = mode in ("semantic", "hybrid")
@@ -604,16 +610,31 @@ class KnowledgeStore:
         if semantic_on and not callable(getattr(embedder, "embed_sync", None)):
             vec = (await embed_async(embedder, [q]))[0]
         floor = float(getattr(embedder, "min_similarity", 0.0))
+        single = len(dbs) == 1
 
-        def work() -> tuple[list[Hit], list[Hit]]:
+        def one(db: DocumentDatabase, qvec: Any) -> tuple[list[Hit], list[Hit]]:
             keyword = db.search_keyword(q, fetch) if mode in ("keyword", "hybrid") else []
             semantic: list[Hit] = []
             if semantic_on:
                 self._ensure_embedded(db, embedder)
-                qvec = vec if vec is not None else embed_blocking(embedder, [q], None)[0]
                 found = db.search_vector(embedder.name, qvec, fetch)
                 semantic = [h for h in found if h.score >= floor]
             return keyword, semantic
+
+        def work() -> list[tuple[list[Hit], list[Hit]]]:
+            qvec = vec
+            if semantic_on and qvec is None:
+                qvec = embed_blocking(embedder, [q], None)[0]
+            out: list[tuple[list[Hit], list[Hit]]] = []
+            for db in dbs:
+                try:
+                    out.append(one(db, qvec))
+                except sqlite3.Error as err:
+                    if single:
+                        raise
+                    _LOGGER.warning("rag %s: search failed: %s", db.name, err)
+                    out.append(([], []))
+            return out
 
         return await asyncio.to_thread(work)
 
@@ -654,7 +675,7 @@ class KnowledgeStore:
             return {}
         grouped: dict[str, list[dict[str, Any]]] = {}
         for h in hits[:n]:
-            source = str(database.root / h.path)
+            source = database.file_path(h.path)
             grouped.setdefault(source, []).append({"chunk": h.ord, "content": h.content})
         return {chosen: [{"source": s, "matches": m} for s, m in grouped.items()]}
 
@@ -667,14 +688,11 @@ class KnowledgeStore:
         fetch = max(limit * 3, 30)
         keyword: list[Passage] = []
         semantic: list[Passage] = []
-        for name, db in list(self.databases.items()):
-            try:
-                kw, sem = await self._rankings(db, q, fetch, mode)
-            except sqlite3.Error as err:
-                _LOGGER.warning("rag %s: search failed: %s", name, err)
-                continue
-            keyword.extend(Passage(name, h, str(db.root / h.path), h.score) for h in kw)
-            semantic.extend(Passage(name, h, str(db.root / h.path), h.score) for h in sem)
+        named = list(self.databases.items())
+        rankings = await self._rankings_of([db for _, db in named], q, fetch, mode)
+        for (name, db), (kw, sem) in zip(named, rankings, strict=True):
+            keyword.extend(Passage(name, h, db.file_path(h.path), h.score) for h in kw)
+            semantic.extend(Passage(name, h, db.file_path(h.path), h.score) for h in sem)
         keyword.sort(key=lambda p: p.score, reverse=True)
         semantic.sort(key=lambda p: p.score, reverse=True)
         if mode == "keyword":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,12 +23,23 @@ PASSAGE_CHARS = 700
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+@functools.lru_cache(maxsize=1024)
+def _words_of(text: str) -> frozenset[str]:
+    """Lower-cased words of a passage (the same passages come back question after question)."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _wanted(query: str) -> frozenset[str]:
+    return frozenset(query_tokens(query))
+
+
 def coverage(query: str, *texts: str) -> float:
     """Share of the question's content words that appear in the texts."""
-    wanted = set(query_tokens(query))
+    wanted = _wanted(query)
     if not wanted:
         return 0.0
-    have = {w.lower() for t in texts for w in _WORD.findall(t)}
+    have: frozenset[str] = frozenset().union(*(_words_of(t) for t in texts))
     return len(wanted & have) / len(wanted)
 
 
