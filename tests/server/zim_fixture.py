@@ -8,6 +8,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,12 +176,11 @@ def _wait_catalog(url: str, proc: subprocess.Popen[bytes], timeout: float = 20.0
     raise TimeoutError(f"kiwix-serve at {url} did not answer within {timeout}s: {last}")
 
 
-@pytest.fixture(scope="session")
-def kiwix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KiwixServer]:
-    """kiwix-serve on a free port with two freshly written books."""
+@contextmanager
+def running_kiwix(root: Path) -> Iterator[KiwixServer]:
+    """kiwix-serve on a free port with freshly written books, stopped on exit."""
     from .conftest import free_port  # imported late: conftest imports this module
 
-    root = tmp_path_factory.mktemp("zim")
     wiki = write_zim(root / "testwiki.zim", "testwiki_en", "Test Wiki", WIKI_ARTICLES)
     cook = write_zim(root / "cookbook.zim", "cookbook_en", "Test Cookbook", COOKING_ARTICLES)
     # Many real ZIMs (small or old ones) ship without a full-text index.
@@ -204,3 +204,10 @@ def kiwix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KiwixServ
             proc.kill()
             proc.wait(5)
         log.close()
+
+
+@pytest.fixture(scope="session")
+def kiwix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KiwixServer]:
+    """The shared kiwix-serve with two indexed books and one without an index."""
+    with running_kiwix(tmp_path_factory.mktemp("zim")) as server:
+        yield server

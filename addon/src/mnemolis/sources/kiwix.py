@@ -44,6 +44,7 @@ class Book:
     title: str
     language: str = ""
     articles: int = 0
+    uid: str = ""  # the catalog entry's id: a replaced ZIM file gets a new one
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -104,6 +105,7 @@ def parse_catalog(root: ET.Element) -> list[Book]:
                 title=title or path,
                 language=(entry.findtext(f"{_ATOM}language") or "").strip(),
                 articles=count,
+                uid=(entry.findtext(f"{_ATOM}id") or "").strip(),
             )
         )
     return books
@@ -212,6 +214,12 @@ class KiwixSource(HttpSource):
         self._catalog_at = 0.0
         self._catalog_lock = asyncio.Lock()
         self._search_param: str | None = None
+        # What each book's search has shown: it has a full-text index (True) or the
+        # reason it has none. kiwix-serve 3.3 crashes (SIGSEGV) when a book without an
+        # index is searched alongside others, so such a book is searched once, alone,
+        # and then left out; books not yet searched go one at a time.
+        self._index: dict[Book, bool | str] = {}
+        self._first_search_lock = asyncio.Lock()
 
     @property
     def configured(self) -> bool:
@@ -285,16 +293,19 @@ class KiwixSource(HttpSource):
                 ],
             )
             if resp.status == 404 and b"fulltext search unavailable" in resp.body.lower():
-                raise SourceBadResponse(
+                reason = (
                     f"book {book.path!r} has no full-text index (kiwix-serve: fulltext search "
                     "unavailable)"
                 )
+                self._index[book] = reason
+                raise SourceBadResponse(reason)
             if resp.status in (400, 404) and mode != modes[-1]:
                 continue  # this kiwix-serve wants the other book parameter
             if resp.status == 404:
                 return []  # older servers answer 404 when nothing matched
             check_status(resp, "kiwix-serve search")
             self._search_param = mode
+            self._index[book] = True
             ctype = resp.headers.get("Content-Type", "")
             if "html" in ctype:
                 return parse_search_html(resp.text(), book)
@@ -305,12 +316,36 @@ class KiwixSource(HttpSource):
         self, books: list[Book], pattern: str, errors: dict[str, str]
     ) -> list[Hit]:
         """One pattern over every book; a book that fails (no index) does not sink the rest."""
+        outcomes: dict[Book, list[Hit] | BaseException] = {}
+        for book in books:
+            known = self._index.get(book)
+            if isinstance(known, str):
+                outcomes[book] = SourceBadResponse(known)
+        if any(book not in self._index for book in books):
+            async with self._first_search_lock:
+                for book in books:
+                    if book not in self._index:
+                        try:
+                            outcomes[book] = await self._search_book(book, pattern)
+                        except SourceError as err:
+                            outcomes[book] = err
+        rest: list[Book] = []
+        for book in books:
+            known = self._index.get(book)
+            if book in outcomes or known is None:
+                continue
+            if isinstance(known, str):  # learnt by a question that searched it meanwhile
+                outcomes[book] = SourceBadResponse(known)
+            else:
+                rest.append(book)
         results = await asyncio.gather(
-            *(self._search_book(b, pattern) for b in books), return_exceptions=True
+            *(self._search_book(b, pattern) for b in rest), return_exceptions=True
         )
+        outcomes.update(zip(rest, results, strict=True))
         hits: list[Hit] = []
         failures: list[SourceError] = []
-        for book, result in zip(books, results, strict=True):
+        for book in books:
+            result = outcomes[book]
             if isinstance(result, SourceError):
                 failures.append(result)
                 errors[book.path] = result.brief
