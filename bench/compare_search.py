@@ -17,7 +17,15 @@ ms/req" is the server process's own CPU time per answered request (the figure
 least disturbed by other load on the machine); "HA CPU ms/req" is what Home
 Assistant spent per request on the system's behalf.
 
+Two kinds of load. "saturated": every client asks again the moment it has its
+answer, so the server is never idle and latency is mostly queueing (p50 ≈
+clients ÷ req/s, whatever the server). "paced": the local mix again from
+``--paced-clients`` clients that each pause ``--think`` seconds on average
+(random, exponential) between questions: the latency a household's callers
+see when they are many but not hammering.
+
     .venv/server/bin/python bench/compare_search.py [--seconds 4] [--levels 1,10,50]
+        [--paced-clients 50] [--think 1]
 """
 
 from __future__ import annotations
@@ -87,12 +95,14 @@ class SystemRun(Run):
     mix: str = ""
     cpu_s: float = 0.0
     ha_cpu_s: float = 0.0
+    think: float = 0.0
 
     def row(self) -> str:
         """One Markdown table row."""
         n = len(self.latencies)
+        load = f"paced {self.think:g} s" if self.think else "saturated"
         return (
-            f"| {self.system} | {self.mix} | {self.clients} | {n / self.seconds:.0f} | "
+            f"| {self.system} | {self.mix} | {load} | {self.clients} | {n / self.seconds:.0f} | "
             f"{self.pct(50):.1f} | {self.pct(95):.1f} | {self.pct(99):.1f} | "
             f"{self.cpu_s * 1000 / max(n, 1):.2f} | {self.ha_cpu_s * 1000 / max(n, 1):.2f} | "
             f"{self.errors} |"
@@ -113,8 +123,9 @@ async def measure(
     clients: int,
     seconds: float,
     pids: tuple[int, int],
+    think: float = 0.0,
 ) -> SystemRun:
-    """``clients`` callers asking the mix back to back for ``seconds``."""
+    """``clients`` callers asking the mix for ``seconds`` (pausing ``think`` s on average)."""
     distinct = mix.endswith("distinct")
 
     def body(n: int) -> dict[str, Any]:
@@ -124,10 +135,10 @@ async def measure(
             query = f"{query.rstrip('?')} ({n})?"
         return {"query": query}
 
-    run = SystemRun(f"{system} {mix}", clients, system=system, mix=mix)
+    run = SystemRun(f"{system} {mix}", clients, system=system, mix=mix, think=think)
     pid, ha_pid = pids
     cpu_before, ha_before = cpu_seconds(pid), cpu_seconds(ha_pid)
-    await closed_loop(f"{url}/search", run, seconds, body)
+    await closed_loop(f"{url}/search", run, seconds, body, think=think)
     run.cpu_s = cpu_seconds(pid) - cpu_before
     run.ha_cpu_s = cpu_seconds(ha_pid) - ha_before
     return run
@@ -220,6 +231,19 @@ async def main(args: argparse.Namespace) -> None:
                         runs.append(
                             await measure(url, system, name, questions, clients, args.seconds, pids)
                         )
+                    if mix == "local" and args.paced_clients:
+                        runs.append(
+                            await measure(
+                                url,
+                                system,
+                                name,
+                                questions,
+                                args.paced_clients,
+                                max(args.seconds * 2, 3 * args.think),
+                                pids,
+                                think=args.think,
+                            )
+                        )
         m_rss, m_peak = rss_mb(mnemolis.pid)
         n_rss, n_peak = rss_mb(naive.pid)
         print(
@@ -229,11 +253,11 @@ async def main(args: argparse.Namespace) -> None:
             f"per row; {os.cpu_count()} CPUs (shared)\n"
         )
         print(
-            "| system | mix | clients | req/s | p50 ms | p95 ms | p99 ms "
+            "| system | mix | load | clients | req/s | p50 ms | p95 ms | p99 ms "
             "| server CPU ms/req | HA CPU ms/req | errors |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|")
-        for run in sorted(runs, key=lambda r: (r.mix, r.clients, r.system)):
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for run in sorted(runs, key=lambda r: (r.mix, r.think > 0, r.clients, r.system)):
             print(run.row())
         print("\n| question | mnemolis answered from | naive answered from |")
         print("|---|---|---|")
@@ -255,4 +279,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--levels", default="1,10,50")
+    parser.add_argument("--paced-clients", type=int, default=50)
+    parser.add_argument("--think", type=float, default=1.0)
     asyncio.run(main(parser.parse_args()))

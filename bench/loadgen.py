@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -79,19 +80,35 @@ async def closed_loop(
     seconds: float,
     body: RequestBody,
     check: AnswerCheck | None = None,
+    think: float = 0.0,
 ) -> Run:
-    """``run.clients`` callers POSTing to ``url`` back to back for ``seconds``.
+    """``run.clients`` callers POSTing to ``url`` for ``seconds``.
+
+    With ``think`` 0 each caller asks again the moment it has its answer (a
+    saturation test: latency then grows with the queue, p50 ≈ clients ÷
+    throughput). With ``think`` > 0 each caller pauses a random time averaging
+    ``think`` seconds between questions, as people and automations do, and
+    the callers start spread over one such pause.
 
     Non-200 answers and transport failures count as errors; with ``check`` the
     answer is parsed as JSON and a failed check counts as "not ok" (its
     latency still counts), without it the body is only read.
     """
     numbers = count()
+    pace = random.Random(7)
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
         deadline = time.perf_counter() + seconds
 
         async def worker() -> None:
+            if think > 0:
+                await asyncio.sleep(pace.uniform(0, think))
+            asked = False
             while time.perf_counter() < deadline:
+                if think > 0 and asked:
+                    await asyncio.sleep(pace.expovariate(1 / think))
+                    if time.perf_counter() >= deadline:
+                        break
+                asked = True
                 payload = body(next(numbers))
                 started = time.perf_counter()
                 try:
