@@ -810,24 +810,40 @@ class KnowledgeStore:
         if not text:
             found, total = await asyncio.to_thread(self.memories.recent, tag_list, statuses, limit)
             return found, total > len(found), filters, "recent"
-        lexical: list[Memory] = []
-        semantic: list[Memory] = []
-        if chosen in ("lexical", "hybrid"):
-            lexical = await asyncio.to_thread(
-                self.memories.lexical, text, tag_list, statuses, limit + 1
-            )
-        if chosen in ("semantic", "hybrid"):
-            vec, name = await self._memory_vec(text)
+        want_lexical = chosen in ("lexical", "hybrid")
+        want_semantic = chosen in ("semantic", "hybrid")
+        embedder = current_embedder(self.services)
+        in_thread = callable(getattr(embedder, "embed_sync", None))
+        vec: Any = None
+        name = str(embedder.name)
+        if want_semantic:
+            if not in_thread:  # a model embedder is awaited on the loop first
+                vec, name = await self._memory_vec(text)
             if name not in self._memories_embedded:
                 # First search with this model: embed older memories in the background.
                 self._memories_embedded.add(name)
                 self._submit_memory_vectors()
-            if vec is not None:
-                floor = float(getattr(current_embedder(self.services), "min_similarity", 0.0))
-                found = await asyncio.to_thread(
-                    self.memories.semantic, name, vec, tag_list, statuses, limit + 1
-                )
-                semantic = [m for m in found if (m.score or 0.0) >= floor]
+        floor = float(getattr(embedder, "min_similarity", 0.0))
+
+        def work() -> tuple[list[Memory], list[Memory]]:
+            """Both rankings (and a synchronous embedding) in one worker-thread hop."""
+            lexical = (
+                self.memories.lexical(text, tag_list, statuses, limit + 1) if want_lexical else []
+            )
+            if not want_semantic:
+                return lexical, []
+            qvec = vec
+            if qvec is None and in_thread:
+                try:
+                    qvec = embed_blocking(embedder, [text], None)[0]
+                except Exception as err:  # the words still answer
+                    _LOGGER.warning("memory embedding with %s failed: %s", name, err)
+            if qvec is None:
+                return lexical, []
+            found = self.memories.semantic(name, qvec, tag_list, statuses, limit + 1)
+            return lexical, [m for m in found if (m.score or 0.0) >= floor]
+
+        lexical, semantic = await asyncio.to_thread(work)
         if chosen == "lexical":
             results = lexical
         elif chosen == "semantic":
