@@ -138,7 +138,14 @@ async def measure(
     run = SystemRun(f"{system} {mix}", clients, system=system, mix=mix, think=think)
     pid, ha_pid = pids
     cpu_before, ha_before = cpu_seconds(pid), cpu_seconds(ha_pid)
-    await closed_loop(f"{url}/search", run, seconds, body, think=think)
+    await closed_loop(
+        f"{url}/search",
+        run,
+        seconds,
+        body,
+        think=think,
+        label=lambda n: questions[n % len(questions)],
+    )
     run.cpu_s = cpu_seconds(pid) - cpu_before
     run.ha_cpu_s = cpu_seconds(ha_pid) - ha_before
     return run
@@ -259,6 +266,26 @@ async def main(args: argparse.Namespace) -> None:
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for run in sorted(runs, key=lambda r: (r.mix, r.think > 0, r.clients, r.system)):
             print(run.row())
+        print("\nPer question, local distinct, 50 saturating clients (where the queueing lands):\n")
+        print("| question | mnemolis p50 ms | mnemolis p95 ms | naive p50 ms | naive p95 ms |")
+        print("|---|---|---|---|---|")
+        worst = {
+            r.system: r
+            for r in runs
+            if r.mix == "local distinct" and r.clients == max(levels) and not r.think
+        }
+        for question in LOCAL:
+            cells = []
+            for system in ("mnemolis", "naive"):
+                got = worst.get(system)
+                lat = sorted(got.by_label.get(question, [])) if got else []
+                for p in (50, 95):
+                    cells.append(
+                        f"{lat[min(len(lat) - 1, round(p / 100 * len(lat)) - 1)] * 1000:.1f}"
+                        if lat
+                        else "n/a"
+                    )
+            print(f"| {question} | {' | '.join(cells)} |")
         print("\n| question | mnemolis answered from | naive answered from |")
         print("|---|---|---|")
         for question, (m_source, n_source) in answered.items():

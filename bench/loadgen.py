@@ -38,6 +38,8 @@ class Run:
     label: str
     clients: int
     latencies: list[float] = field(default_factory=list)
+    #: Latencies per label of the request (see ``closed_loop``'s ``label``).
+    by_label: dict[str, list[float]] = field(default_factory=dict)
     errors: int = 0
     not_ok: int = 0
     seconds: float = 0.0
@@ -81,6 +83,7 @@ async def closed_loop(
     body: RequestBody,
     check: AnswerCheck | None = None,
     think: float = 0.0,
+    label: Callable[[int], str] | None = None,
 ) -> Run:
     """``run.clients`` callers POSTing to ``url`` for ``seconds``.
 
@@ -88,7 +91,8 @@ async def closed_loop(
     saturation test: latency then grows with the queue, p50 ≈ clients ÷
     throughput). With ``think`` > 0 each caller pauses a random time averaging
     ``think`` seconds between questions, as people and automations do, and
-    the callers start spread over one such pause.
+    the callers start spread over one such pause. ``label`` names request
+    number n (e.g. which question it asked) to keep its latency apart too.
 
     Non-200 answers and transport failures count as errors; with ``check`` the
     answer is parsed as JSON and a failed check counts as "not ok" (its
@@ -109,7 +113,8 @@ async def closed_loop(
                     if time.perf_counter() >= deadline:
                         break
                 asked = True
-                payload = body(next(numbers))
+                number = next(numbers)
+                payload = body(number)
                 started = time.perf_counter()
                 try:
                     async with http.post(url, json=payload) as resp:
@@ -121,6 +126,8 @@ async def closed_loop(
                     run.errors += 1
                     continue
                 run.latencies.append(time.perf_counter() - started)
+                if label is not None:
+                    run.by_label.setdefault(label(number), []).append(run.latencies[-1])
                 if check is not None and not check(data):
                     run.not_ok += 1
 
