@@ -279,3 +279,21 @@ async def test_a_memory_is_recalled_at_once_despite_the_cache(make_client: Clien
     assert resp.status == 200
     gone = await (await client.post("/search", json=ask)).json()
     assert gone["source_used"] == "none" and not gone["sources"][0]["cached"]
+
+
+async def test_small_recalls_stay_on_the_loop_unless_a_write_is_under_way(
+    make_client: Client,
+) -> None:
+    """Few memories are searched on the event loop; never while a write holds the store."""
+    client = await make_client()
+    memories = core_of(client).services["knowledge"].memories
+    created = await remember(client, "The bike pump hangs in the garage")
+    assert memories.small_enough(500)
+    assert not memories.small_enough(0)  # more memories than the limit: a worker thread
+    with memories._lock:  # a write (and its fsync) under way
+        assert not memories.small_enough(500)
+    resp = await client.delete(f"/api/memories/{created['id']}")
+    assert resp.status == 200
+    assert memories.small_enough(0)  # the count follows writes and deletes
+    found = await search(client, query="bike pump")
+    assert found["results"] == []

@@ -455,3 +455,24 @@ async def test_a_new_document_answers_at_once_despite_the_cache(
     fresh = await (await client.post("/search", json=ask)).json()
     assert fresh["source_used"] == "rag" and not fresh["sources"][0]["cached"]
     assert "vinegar" in fresh["result"]
+
+
+async def test_small_databases_are_searched_on_the_loop_once_loaded(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    """Vectors current in memory and few: no thread hop; stale or large: a worker thread."""
+    client = await rag_client(make_client, tmp_path)
+    await registered(client, docs)
+    db = store_of(client).databases["house"]
+    ask = {"query": "prune roses", "source": "rag"}
+    assert (await (await client.post("/search", json=ask)).json())["source_used"] == "rag"
+    assert db.small_enough(4000)
+    assert not db.small_enough(1)
+    (docs / "kettle.md").write_text("# Kettle\n\nDescale it monthly.\n", encoding="utf-8")
+    assert (await client.post("/api/rag/house/reindex")).status == 202
+    await store_of(client).wait_idle()
+    assert not db.small_enough(4000)  # the index moved on: vectors reload on a thread
+    ask = {"query": "descale the kettle", "source": "rag"}
+    body = await (await client.post("/search", json=ask)).json()
+    assert "monthly" in body["result"]
+    assert db.small_enough(4000)

@@ -429,6 +429,19 @@ class DocumentDatabase:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")
             return fn(self._reader)
 
+    def small_enough(self, max_chunks: int) -> bool:
+        """Whether a search may run on the event loop: its vectors current in memory, and few.
+
+        The read lock is only ever held by other short reads of this same small
+        database (writers have their own connection), so waiting for it is brief.
+        """
+        cached = self._matrix
+        return (
+            cached is not None
+            and cached[0] == self._generation
+            and cached[2].shape[0] <= max_chunks
+        )
+
     def file_path(self, rel: str) -> str:
         """The absolute path of an indexed file, as a string (no Path objects per hit)."""
         return self._root_prefix + rel

@@ -163,12 +163,14 @@ class MemoryStore:
         self.problem: str | None = None
         #: Moves after every committed change, so cached recalls know they are stale.
         self.generation = 0
+        self._size: int | None = None  # memories stored, once counted
 
     def open(self) -> None:
         """Create or open the database."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect(self.path, synchronous="FULL")
         conn.executescript(SCHEMA)
+        self._size = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
         self._conn = conn
 
     def close(self) -> None:
@@ -194,7 +196,16 @@ class MemoryStore:
     def count(self) -> int:
         """How many memories exist."""
         with self._lock:
-            return int(self._db().execute("SELECT count(*) FROM memories").fetchone()[0])
+            self._size = int(self._db().execute("SELECT count(*) FROM memories").fetchone()[0])
+            return self._size
+
+    def small_enough(self, max_memories: int) -> bool:
+        """Whether a recall may run on the event loop: few memories and no write under way.
+
+        A write holds the lock through its fsync; then the recall takes a thread.
+        """
+        size = self._size
+        return size is not None and size <= max_memories and not self._lock.locked()
 
     def create(
         self, content: str, tags: list[str], status: str, vec: Vector | None, embedder: str
@@ -221,6 +232,8 @@ class MemoryStore:
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
             self.generation += 1
+            if self._size is not None:
+                self._size += 1
         return Memory(mid, content, tags, status, now, now)
 
     def get(self, mid: str) -> Memory:
@@ -284,6 +297,8 @@ class MemoryStore:
             with transaction(conn):
                 cur = conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
             self.generation += 1
+            if self._size is not None:
+                self._size -= cur.rowcount
         if cur.rowcount == 0:
             raise NotFound(f"memory {mid!r} does not exist")
 

@@ -51,6 +51,10 @@ REGISTRY_POLL_S = 2.0
 MAX_BUNDLE_CHARS = 2_000_000
 CLOSE_WAIT_S = 15.0
 EMBED_JOB_BUDGET = 256
+# Searches this small run on the event loop: a worker-thread hop costs more than
+# the search itself, and under load the hops queue (docs/benchmarks.md).
+INLINE_MAX_CHUNKS = 4000
+INLINE_MAX_MEMORIES = 500
 
 
 def store_of(services: dict[str, Any]) -> KnowledgeStore:
@@ -601,8 +605,10 @@ class KnowledgeStore:
     ) -> list[tuple[list[Hit], list[Hit]]]:
         """Rankings of several databases in one worker-thread hop (one per question).
 
-        Only an async (model) embedder is awaited on the loop first. A database
-        that fails is logged and ranks nothing; the others still answer.
+        Only an async (model) embedder is awaited on the loop first. Small
+        databases whose vectors are already in memory are searched on the loop
+        itself. A database that fails is logged and ranks nothing; the others
+        still answer.
         """
         embedder = current_embedder(self.services)
         semantic_on = mode in ("semantic", "hybrid")
@@ -636,7 +642,12 @@ class KnowledgeStore:
                     out.append(([], []))
             return out
 
-        return await asyncio.to_thread(work)
+        inline = (
+            semantic_on
+            and callable(getattr(embedder, "embed_sync", None))
+            and all(db.small_enough(INLINE_MAX_CHUNKS) for db in dbs)
+        )
+        return work() if inline else await asyncio.to_thread(work)
 
     def _fuse(self, keyword: list[Hit], semantic: list[Hit], mode: str, limit: int) -> list[Hit]:
         if mode == "keyword":
@@ -843,7 +854,8 @@ class KnowledgeStore:
             found = self.memories.semantic(name, qvec, tag_list, statuses, limit + 1)
             return lexical, [m for m in found if (m.score or 0.0) >= floor]
 
-        lexical, semantic = await asyncio.to_thread(work)
+        small = in_thread and self.memories.small_enough(INLINE_MAX_MEMORIES)
+        lexical, semantic = work() if small else await asyncio.to_thread(work)
         if chosen == "lexical":
             results = lexical
         elif chosen == "semantic":
