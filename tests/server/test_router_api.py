@@ -109,3 +109,23 @@ async def test_cli_ask_json_matches_rest(make_client: Client, tmp_path: Path) ->
     assert trace(cli) == trace(rest)
     assert rest["condition"]["verdict"] is None
     assert [p["query"] for p in rest["parts"]] == ["is the garage door open", "who won the match"]
+
+
+async def test_route_endpoint_previews_a_follow_up(make_client: Client) -> None:
+    """With a conversation_id, /api/route shows how the next question would be read."""
+    client = await make_client()
+    core = client.app[keys.CORE]
+    core.sources["kiwix"] = FakeSource(deps_for(core.settings), "kiwix", answer="A mathematician.")
+    resp = await client.post(
+        "/search", json={"query": "Who was Ada Lovelace?", "conversation_id": "kitchen"}
+    )
+    assert (await resp.json())["source_used"] == "kiwix"
+    params = {"query": "and Alan Turing?", "conversation_id": "kitchen"}
+    follow = await (await client.get("/api/route", params=params)).json()
+    assert follow["parts"][0]["query"].lower() == "who was alan turing"
+    assert follow["parts"][0]["reason"].startswith("follow-up of “Who was Ada Lovelace")
+    alone = await (await client.get("/api/route", params={"query": "and Alan Turing?"})).json()
+    assert "follow-up" not in alone["parts"][0]["reason"]
+    resp = await client.get("/api/route", params={**params, "conversation_id": "x" * 201})
+    assert resp.status == 400
+    assert "conversation_id" in (await resp.json())["error"]["message"]

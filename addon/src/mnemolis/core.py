@@ -193,9 +193,9 @@ class Mnemolis:
         self.querylog.record(result)
         return result
 
-    def route(self, query: str) -> dict[str, Any]:
+    def route(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
         """The routing decision for a question, without running sources."""
-        return self.router.route(query)
+        return self.router.route(query, conversation_id)
 
     async def list_sources(self) -> list[dict[str, Any]]:
         """Every source with enabled, configured, healthy and last error."""

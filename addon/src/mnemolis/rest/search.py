@@ -10,6 +10,7 @@ from . import keys
 from .registry import Access, RouteTable, json_response, read_body
 
 routes = RouteTable("search")
+MAX_CONVERSATION_ID = 200  # as SearchRequest.conversation_id
 
 
 @routes.route(
@@ -31,11 +32,17 @@ async def search(request: web.Request) -> web.Response:
     "/api/route",
     access=Access.READ,
     summary="The routing decision for a question, without running sources",
-    query={"query": "The question to route"},
+    query={
+        "query": "The question to route",
+        "conversation_id": "Route it as the next question of this conversation (follow-ups)",
+    },
 )
 async def route(request: web.Request) -> web.Response:
-    """Explain how a question would be routed."""
+    """Explain how a question would be routed (as a follow-up, with a conversation)."""
     query = request.query.get("query", "").strip()
     if not query:
         raise InvalidArgument("query parameter is required")
-    return json_response(request.app[keys.CORE].route(query))
+    conversation = request.query.get("conversation_id") or None
+    if conversation is not None and len(conversation) > MAX_CONVERSATION_ID:
+        raise InvalidArgument(f"conversation_id is longer than {MAX_CONVERSATION_ID} characters")
+    return json_response(request.app[keys.CORE].route(query, conversation))
