@@ -8,11 +8,14 @@ from typing import Any
 
 import aiohttp
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mnemolis.errors import ConfigError, SourceBadResponse
-from mnemolis.ha import SUPERVISOR_WS_URL, HAClient, resolve_connection, websocket_url
+from mnemolis.ha import SUPERVISOR_WS_URL, HAClient, matching, resolve_connection, websocket_url
 from mnemolis.ha.client import Registries
 from mnemolis.ha.compressed import apply_event
+from mnemolis.ha.matching import Candidate, CandidateIndex, match
 from mnemolis.settings import Settings
 
 from .hass_fixture import HassCore
@@ -256,3 +259,66 @@ async def test_backoff_doubles_caps_and_resets(monkeypatch: pytest.MonkeyPatch) 
         await client._run()
     # Auth failures wait the maximum: retrying a rejected token quickly only locks users out.
     assert waits == [1, 2, 4, 8, 8, 1, 2, 8, 8]
+
+
+ROOMS = ["Kitchen", "Living Room", "Bedroom", "Garage", "Hallway", "Office", "Attic", "Garden"]
+KINDS = ["Ceiling Light", "Lamp", "Temperature", "Humidity", "Motion", "Door", "Window", "Plug"]
+HOME = [
+    Candidate(
+        f"sensor.{r.lower().replace(' ', '_')}_{k.lower().replace(' ', '_')}",
+        f"{r} {k}",
+        ["Tea Maker"] if k == "Plug" and r == "Kitchen" else [],
+        r,
+        [r, "Loft"] if r == "Attic" else [r],
+    )
+    for r in ROOMS
+    for k in KINDS
+]
+WORDS = sorted({w for c in HOME for p, _ in c.phrases for w in p} | {"is", "the", "on", "what"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(WORDS),
+            # typos of real words, and noise
+            st.sampled_from(WORDS).map(lambda w: w[:-1] if len(w) > 3 else w + "s"),
+            st.text(alphabet="abcdefghijklmnopqrstuvwxyz._", min_size=1, max_size=8),
+        ),
+        min_size=1,
+        max_size=7,
+    )
+)
+def test_the_word_index_never_changes_an_answer(question_words: list[str]) -> None:
+    """Scoring only the candidates that share a fuzzy word gives exactly the full scan's result."""
+    question = " ".join(question_words)
+    index = CandidateIndex.build(HOME)
+    assert len(HOME) < matching.INDEX_FROM  # the small-home path scans; force the index too
+    big = CandidateIndex.build(HOME * 4)
+    assert match(big, question, limit=10) == match(HOME * 4, question, limit=10)
+    for domains in (None, {"sensor"}, {"light"}):
+        assert match(index, question, domains=domains, limit=10) == match(
+            HOME, question, domains=domains, limit=10
+        )
+    dotted = f"is {HOME[5].entity_id} on"
+    assert match(index, dotted)[0].entity_id == HOME[5].entity_id
+
+
+async def test_only_names_coming_going_or_changing_rebuild_the_match_index() -> None:
+    """A sensor's new value keeps the index; a new entity or a rename rebuilds it."""
+    async with aiohttp.ClientSession() as session:
+        client = HAClient(session, "ws://unused/api/websocket", "t")
+    client._on_entities({"a": {"sensor.attic": {"s": "19", "a": {"friendly_name": "Attic"}}}})
+    client._on_entities({"a": {"sensor.attic": {"s": "19", "a": {"friendly_name": "Attic"}}}})
+    first = client.candidates()
+    client._on_entities({"c": {"sensor.attic": {"+": {"s": "20"}}}})
+    assert client.candidates() is first and client.states["sensor.attic"]["state"] == "20"
+    client._on_entities({"c": {"sensor.attic": {"+": {"a": {"friendly_name": "Loft"}}}}})
+    renamed = client.candidates()
+    assert renamed is not first and renamed[0].name == "Loft"
+    assert client.match_entities("how warm is the loft")[0].entity_id == "sensor.attic"
+    client._on_entities({"a": {"light.porch": {"s": "on", "a": {"friendly_name": "Porch"}}}})
+    assert {c.entity_id for c in client.candidates()} == {"sensor.attic", "light.porch"}
+    client._on_entities({"r": ["light.porch"]})
+    assert [c.entity_id for c in client.candidates()] == ["sensor.attic"]

@@ -25,7 +25,7 @@ from ..errors import (
     SourceUnreachable,
 )
 from .compressed import apply_event, history_rows
-from .matching import AreaMatch, Candidate, EntityMatch, match, match_areas
+from .matching import AreaMatch, Candidate, CandidateIndex, EntityMatch, match, match_areas
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -75,6 +75,16 @@ class Registries:
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
     entities: dict[str, dict[str, Any]] = field(default_factory=dict)
     floors: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+_ABSENT = object()
+
+
+def _name_attr(state: dict[str, Any] | None) -> object:
+    """What of a state the names depend on: whether it exists, and its friendly_name."""
+    if state is None:
+        return _ABSENT
+    return (state.get("attributes") or {}).get("friendly_name")
 
 
 class HAClient:
@@ -129,7 +139,7 @@ class HAClient:
         self._attempted = asyncio.Event()
         self._stopping = False
         self._fresh_states = False
-        self._candidates: list[Candidate] | None = None
+        self._candidates: CandidateIndex | None = None
         self._registry_reload: asyncio.Task[None] | None = None
         self._refs = 0
 
@@ -439,9 +449,21 @@ class HAClient:
             rest = {k: v for k, v in event.items() if k != "a"}
             changed |= apply_event(self.states, rest)
         else:
+            ids = [*(event.get("a") or {}), *(event.get("c") or {}), *(event.get("r") or ())]
+            before = {eid: _name_attr(self.states.get(eid)) for eid in ids}
             changed = apply_event(self.states, event)
+            # A sensor's new value leaves every name as it was: only entities coming,
+            # going or renamed make the names (and their match index) stale.
+            if any(_name_attr(self.states.get(eid)) != before[eid] for eid in changed):
+                self._candidates = None
+            self._notify(changed)
+            return
         if changed:
             self._candidates = None
+        self._notify(changed)
+
+    def _notify(self, changed: set[str]) -> None:
+        if changed:
             for listener in list(self._listeners):
                 try:
                     listener(changed)
@@ -546,17 +568,20 @@ class HAClient:
             out.append(Candidate(entity_id, name, aliases, area.get("name"), area_names))
         return out
 
-    def candidates(self) -> list[Candidate]:
-        """Every visible entity with its names (cached until states or registries change)."""
+    def _candidate_index(self) -> CandidateIndex:
         if self._candidates is None:
-            self._candidates = self._build_candidates()
+            self._candidates = CandidateIndex.build(self._build_candidates())
         return self._candidates
+
+    def candidates(self) -> list[Candidate]:
+        """Every visible entity with its names (cached until entities, names or registries move)."""
+        return self._candidate_index().candidates
 
     def match_entities(
         self, text: str, *, domains: set[str] | None = None, limit: int = 5
     ) -> list[EntityMatch]:
         """Entities the text names (name, alias, area or entity_id), best first, score 0..100."""
-        return match(self.candidates(), text, domains=domains, limit=limit)
+        return match(self._candidate_index(), text, domains=domains, limit=limit)
 
     def match_areas(self, text: str) -> list[AreaMatch]:
         """Areas the text names by name or alias, best first."""

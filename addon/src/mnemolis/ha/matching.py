@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 MatchedOn = Literal["name", "alias", "area", "entity_id"]
 
@@ -20,6 +20,8 @@ _WORD_FLOOR = 75.0
 _GAP_PENALTY = 8.0
 # An area-only match ranks below any good name match.
 _AREA_WEIGHT = 0.7
+# From this many entities on, a question scores only those sharing a word with it.
+INDEX_FROM = 200
 
 
 def words(text: str) -> list[str]:
@@ -167,8 +169,56 @@ def best_match(candidate: Candidate, scorer: Scorer, text: str) -> EntityMatch |
     return EntityMatch(candidate.entity_id, candidate.name, candidate.area, round(score, 1), how)
 
 
+@dataclass(slots=True)
+class CandidateIndex:
+    """Candidates and, per word of their names, which use it.
+
+    A candidate none of whose words resembles a word of the question scores 0
+    on every phrase, so a question only scores the few candidates that share a
+    (fuzzy) word with it: in a home of a thousand entities, a handful.
+    """
+
+    candidates: list[Candidate]
+    vocabulary: list[str]
+    stems: list[str]
+    users: list[list[int]]
+
+    @classmethod
+    def build(cls, candidates: list[Candidate]) -> CandidateIndex:
+        """Index every word of every name, alias, area and entity id."""
+        by_word: dict[str, list[int]] = {}
+        for i, cand in enumerate(candidates):
+            seen: set[str] = set()
+            for phrase in [p for p, _ in cand.phrases] + cand.area_phrases:
+                for word in phrase:
+                    if word not in seen:
+                        seen.add(word)
+                        by_word.setdefault(word, []).append(i)
+        vocabulary = list(by_word)
+        return cls(candidates, vocabulary, [_stem(w) for w in vocabulary], list(by_word.values()))
+
+    def named_by(self, scorer: Scorer, lowered: str) -> list[Candidate]:
+        """The candidates the question can name: a shared fuzzy word, or the entity id."""
+        if len(self.candidates) < INDEX_FROM:
+            return self.candidates  # a small home: scanning them all is cheaper
+        picked: set[int] = set()
+        if scorer.query and self.vocabulary:
+            # One C call finds every (question word, name word) pair similar enough
+            # to matter; the exact word rules then run on those pairs only.
+            cutoff = min(_WORD_FLOOR, 85.0)
+            matrix = process.cdist(
+                scorer.query, self.stems, scorer=fuzz.ratio, score_cutoff=cutoff, workers=1
+            )
+            for col in sorted(set(matrix.nonzero()[1].tolist())):
+                if any(scorer.vector(self.vocabulary[col])):
+                    picked.update(self.users[col])
+        if "." in lowered:
+            picked.update(i for i, c in enumerate(self.candidates) if c.entity_id in lowered)
+        return [self.candidates[i] for i in sorted(picked)]
+
+
 def match(
-    candidates: Iterable[Candidate],
+    candidates: Iterable[Candidate] | CandidateIndex,
     text: str,
     *,
     domains: set[str] | None = None,
@@ -179,6 +229,8 @@ def match(
     scorer = Scorer(words(text))
     lowered = text.lower()
     found: list[EntityMatch] = []
+    if isinstance(candidates, CandidateIndex):
+        candidates = candidates.named_by(scorer, lowered)
     for cand in candidates:
         if domains and cand.domain not in domains:
             continue
