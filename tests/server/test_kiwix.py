@@ -6,7 +6,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from defusedxml import ElementTree
+
+from mnemolis.errors import SourceError
 
 from .search_helpers import search
 from .zim_fixture import KiwixServer
@@ -248,3 +251,45 @@ async def test_a_book_without_index_is_never_searched_alongside_others(
             for answer in answers:
                 assert answer.evidence[0].title == "Photosynthesis", answer.data
                 assert "no full-text index" in answer.data["book_errors"]["noindex"]
+
+
+async def test_a_replaced_book_is_searched_again(
+    make_settings: Callable[..., Any], kiwix_server: KiwixServer
+) -> None:
+    """A book left out for having no index is tried again once its catalog id changes."""
+    import re
+
+    import aiohttp
+    from aiohttp import web
+
+    from mnemolis.sources.kiwix import KiwixSource
+
+    from .stubs import ctx, open_source, serve
+
+    replaced = False
+
+    async def proxy(request: web.Request) -> web.Response:
+        query = dict(request.query)
+        if replaced and request.path == "/search" and query.get("content") == "noindex":
+            query["content"] = "testwiki"  # the new file has an index
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"{kiwix_server.url}{request.path}", params=query) as resp,
+        ):
+            body = await resp.read()
+        if replaced and request.path.startswith("/catalog"):
+            # kiwix-serve gives every entry its own id: a new file, a new id.
+            body = re.sub(rb"<id>urn:uuid:[0-9a-f-]+</id>", b"<id>urn:uuid:replaced</id>", body)
+        return web.Response(body=body, status=resp.status, content_type=resp.content_type)
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", proxy)
+    async with serve(app) as url:
+        settings = make_settings(kiwix={"url": url, "books": ["noindex"]})
+        async with open_source(KiwixSource, settings) as source:
+            with pytest.raises(SourceError, match="has no full-text index"):
+                await source.query("photosynthesis", ctx())
+            replaced = True
+            await source.catalog(refresh=True)
+            answer = await source.query("photosynthesis", ctx())
+    assert answer.evidence[0].title == "Photosynthesis"

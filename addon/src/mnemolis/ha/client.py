@@ -448,21 +448,16 @@ class HAClient:
             changed = set(fresh) | gone
             rest = {k: v for k, v in event.items() if k != "a"}
             changed |= apply_event(self.states, rest)
+            renamed = bool(changed)
         else:
             ids = [*(event.get("a") or {}), *(event.get("c") or {}), *(event.get("r") or ())]
             before = {eid: _name_attr(self.states.get(eid)) for eid in ids}
             changed = apply_event(self.states, event)
             # A sensor's new value leaves every name as it was: only entities coming,
             # going or renamed make the names (and their match index) stale.
-            if any(_name_attr(self.states.get(eid)) != before[eid] for eid in changed):
-                self._candidates = None
-            self._notify(changed)
-            return
-        if changed:
+            renamed = any(_name_attr(self.states.get(eid)) != before[eid] for eid in changed)
+        if renamed:
             self._candidates = None
-        self._notify(changed)
-
-    def _notify(self, changed: set[str]) -> None:
         if changed:
             for listener in list(self._listeners):
                 try:

@@ -317,10 +317,6 @@ class KiwixSource(HttpSource):
     ) -> list[Hit]:
         """One pattern over every book; a book that fails (no index) does not sink the rest."""
         outcomes: dict[Book, list[Hit] | BaseException] = {}
-        for book in books:
-            known = self._index.get(book)
-            if isinstance(known, str):
-                outcomes[book] = SourceBadResponse(known)
         if any(book not in self._index for book in books):
             async with self._first_search_lock:
                 for book in books:
@@ -334,7 +330,7 @@ class KiwixSource(HttpSource):
             known = self._index.get(book)
             if book in outcomes or known is None:
                 continue
-            if isinstance(known, str):  # learnt by a question that searched it meanwhile
+            if isinstance(known, str):  # no index: reported, never searched again
                 outcomes[book] = SourceBadResponse(known)
             else:
                 rest.append(book)
