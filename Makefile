@@ -22,12 +22,13 @@ DATA_DIR ?= ./data
 # Heavy native builds (llama-cpp-python) use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: help run test lint test-server test-integration venv system bench soak clean docs
+.PHONY: help run test lint test-server test-integration venv system bench soak clean docs eval
 
 help:
 	@echo "make run    start the Mnemolis server on $(HOST):$(PORT) (data in $(DATA_DIR))"
 	@echo "make test   lint, type-check and run every test suite"
 	@echo "make bench  run the benchmarks and print their tables"
+	@echo "make eval   judge final answers against truth (HA demo home, documents, routing)"
 
 $(SV)/.stamp: addon/pyproject.toml pyproject.toml
 	@echo ">> building server environment in $(SV) with $(PY)"
@@ -89,6 +90,10 @@ test: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 
 bench: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) bench/run_all.py
+
+# Answer quality judged on the final answer; exits non-zero below each eval's bar.
+eval: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
+	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) bench/eval/run_all.py $(EVALS)
 
 # docs/mcp.md from the live tool registry, and the user docs bundled into the server.
 docs: $(SV)/.stamp
