@@ -175,3 +175,74 @@ async def test_origin_and_host_rules(make_client: Client) -> None:
     assert rebinding.status == 403
     lan_ip = await client.get("/api/health", headers={"Host": "192.168.1.20:8888"})
     assert lan_ip.status == 200
+
+
+def test_tracebacks_are_redacted_in_text_and_json_logs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """log.exception with a key in the exception's text prints *** in both formats."""
+    import logging
+
+    from mnemolis.log import setup_logging
+
+    secret = "sekret-key-Zq81xv"
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        for fmt in ("text", "json"):
+            setup_logging("info", fmt, [secret])
+            try:
+                raise ValueError(f"upstream refused Authorization: Bearer {secret}")
+            except ValueError:
+                logging.getLogger("mnemolis.test").exception("call failed for %s", secret)
+            err = capsys.readouterr().err
+            assert secret not in err, (fmt, err)
+            assert "ValueError: upstream refused Authorization: Bearer ***" in err.replace(
+                "\\n", "\n"
+            ), (fmt, err)
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+
+
+def test_listening_is_logged_only_once_bound_and_start_is_summarised(
+    start_server: Callable[..., Any],
+) -> None:
+    """The log says what a fresh server answers from, and never claims a port it lost."""
+    server = start_server(env={"MNEMOLIS_KIWIX__URL": "http://127.0.0.1:9"})
+    logs = server.logs()
+    summary = logs[: logs.index("listening on")]
+    assert "sources on: " in summary and "kiwix" in summary.split("sources on: ")[1]
+    assert "web.searxng_url" in summary  # how to turn the web source on
+    assert "no API key set" in summary
+    assert "model: " in summary
+
+    second = start_server("--port", str(server.port), wait=False)
+    assert second.proc.wait(60) == 1
+    logs = second.logs()
+    assert "cannot listen on" in logs
+    assert "listening on" not in logs, logs
+
+
+async def test_shutdown_stops_sources_before_what_they_use(
+    make_settings: Callable[..., Any],
+) -> None:
+    """A source stopping (a last snapshot, a watcher) still finds the store and log open."""
+    from mnemolis.core import Mnemolis
+
+    core = Mnemolis(make_settings())
+    await core.start()
+    order: list[str] = []
+    source = next(iter(core.sources.values()))
+
+    async def stop_source() -> None:
+        order.append(f"querylog open: {not core.querylog._closed}")
+        order.append("source stopped")
+
+    async def close_store() -> None:
+        order.append("store closed")
+
+    source.stop = stop_source  # type: ignore[method-assign]
+    core.on_stop(close_store)
+    await core.stop()
+    assert order[:3] == ["querylog open: True", "source stopped", "store closed"], order

@@ -214,6 +214,48 @@ def test_hostile_bodies_on_knowledge_routes(route: str, body: Any, live_server: 
         assert payload["error"]["message"]
 
 
+# Each (route, body) once: lone surrogates anywhere, NUL in tags and queries (issue 17).
+SURROGATE_CASES = [
+    ("/search", {"query": "is it \ud800 raining"}),
+    ("/search", {"query": "x", "source": "fusion", "fusion_sources": ["web\udfff"]}),
+    ("/search", {"query": "x", "conversation_id": "c\ud800"}),
+    ("/api/memories", {"content": "Bins go out on Tuesday \ud83d"}),
+    ("/api/memories", {"content": "ok", "tags": ["chores", "a\ud800b"]}),
+    ("/api/memories", {"content": "ok", "tags": ["a\u0000b"]}),
+    ("/api/memories/search", {"query": "bins\ud800"}),
+    ("/api/memories/search", {"query": "bins", "tags": "x\udc00"}),
+    ("/api/memories/search", {"query": "bi\u0000ns"}),
+    ("/api/rag", {"name": "docs", "path": "/tmp/\ud800"}),
+    ("/api/rag", {"name": "d\ud800", "path": "/tmp"}),
+    ("/api/rag/docs/search", {"q": "boiler\ud800"}),
+    ("/api/rag/docs/search", {"q": "boi\u0000ler"}),
+    ("/api/context-pack", {"query": "boiler\udbff", "budget_chars": 500}),
+    ("/api/source-bundle", {"sources": ["note\ud800.md"]}),
+    ("/api/memories", {"content": "ok", "\ud800": 1}),
+]
+
+
+@pytest.mark.parametrize(("route", "body"), SURROGATE_CASES)
+def test_lone_surrogates_and_nul_are_400(
+    route: str, body: dict[str, Any], live_server: str
+) -> None:
+    """JSON may spell text no database or file name takes: a clear 400 naming the field."""
+    data = json.dumps(body).encode()  # ASCII with \\uXXXX escapes, as a client sends them
+    status, payload = post_raw(f"{live_server}{route}", data)
+    assert status == 400, (route, body, status, payload)
+    message = payload["error"]["message"]
+    assert payload["error"]["code"] == "invalid_argument"
+    assert "lone surrogate" in message or "NUL" in message, message
+
+
+def test_valid_astral_text_still_works(live_server: str) -> None:
+    """A surrogate *pair* (an emoji) is valid Unicode and is stored as such."""
+    data = json.dumps({"content": "Party on Friday \ud83c\udf89", "tags": ["fun"]}).encode()
+    status, payload = post_raw(f"{live_server}/api/memories", data)
+    assert status in (200, 201), payload
+    assert "\U0001f389" in json.dumps(payload, ensure_ascii=False), payload
+
+
 def deeply_nested(depth: int) -> bytes:
     return b'{"query": ' + b"[" * depth + b"]" * depth + b"}"
 

@@ -156,7 +156,11 @@ async def test_json_rpc_error_codes(client: TestClient[Any, Any]) -> None:
 
 
 async def test_batch_gets_an_array(client: TestClient[Any, Any]) -> None:
-    sess = await initialize(client)
+    # Batching exists up to protocol 2025-03-26 (later versions refuse it, see
+    # test_mcp_hardening).
+    init = await client.post("/mcp", json=init_msg("2025-03-26"), headers=ACCEPT)
+    sess = {**ACCEPT, "Mcp-Session-Id": init.headers["Mcp-Session-Id"]}
+    sess["MCP-Protocol-Version"] = "2025-03-26"
     resp = await client.post(
         "/mcp",
         json=[rpc("ping", id=1), rpc("nope", id=2), rpc("tools/list", {}, id=3)],

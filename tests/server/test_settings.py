@@ -93,3 +93,25 @@ def test_secrets_listed_for_redaction() -> None:
     s = load_settings(environ={"MNEMOLIS_API_KEY": "k-123456", "MNEMOLIS_HA__TOKEN": "tok-abcdef"})
     assert set(s.secrets()) == {"k-123456", "tok-abcdef"}
     assert "k-123456" not in repr(s)
+
+
+@pytest.mark.parametrize("name", ["options.json", "config.yaml"])
+def test_binary_settings_file_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """A file of random bytes (a corrupt /data/options.json) is one clear line, exit 2."""
+    from mnemolis.cli import main
+
+    binary = tmp_path / name
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x01" * 8)
+    if name == "options.json":
+        monkeypatch.setenv("MNEMOLIS_OPTIONS_FILE", str(binary))
+        argv = ["ask", "--data-dir", str(tmp_path / "d"), "anything"]
+    else:
+        monkeypatch.delenv("MNEMOLIS_OPTIONS_FILE", raising=False)
+        argv = ["ask", "--config", str(binary), "--data-dir", str(tmp_path / "d"), "anything"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert str(binary) in err and "UTF-8" in err, err
+    assert "Traceback" not in err

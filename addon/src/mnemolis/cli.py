@@ -111,13 +111,19 @@ def _serve(settings: Settings) -> int:
     from .app import create_app
 
     app = create_app(settings)
-    _LOGGER.info("Mnemolis %s listening on http://%s:%s", __version__, settings.host, settings.port)
+
+    def bound(_banner: str) -> None:
+        # aiohttp calls this once every socket is bound: only then is it true.
+        _LOGGER.info(
+            "Mnemolis %s listening on http://%s:%s", __version__, settings.host, settings.port
+        )
+
     try:
         web.run_app(
             app,
             host=settings.host,
             port=settings.port,
-            print=None,
+            print=bound,
             shutdown_timeout=10,
             access_log=None,
             loop=_event_loop(),

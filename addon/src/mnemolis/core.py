@@ -153,18 +153,22 @@ class Mnemolis:
         self._on_stop.append(callback)
 
     async def stop(self) -> None:
-        """Stop sources and release shared resources; safe to call twice."""
+        """Stop sources, then what they use (store, model, query log); safe to call twice.
+
+        Sources go first: a snapshot or watcher task still running must not find
+        the knowledge store, the model or the query log already closed.
+        """
+        for source in self.sources.values():
+            try:
+                await source.stop()
+            except Exception:
+                _LOGGER.exception("source %s failed to stop", source.name)
         for callback in reversed(self._on_stop):
             try:
                 await callback()
             except Exception:
                 _LOGGER.exception("shutdown step failed")
         self._on_stop.clear()
-        for source in self.sources.values():
-            try:
-                await source.stop()
-            except Exception:
-                _LOGGER.exception("source %s failed to stop", source.name)
         if self.session is not None:
             await self.session.close()
             self.session = None

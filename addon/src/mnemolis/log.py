@@ -26,9 +26,18 @@ class RedactingFilter(logging.Filter):
         if self._secrets:
             record.msg = self.redact(record.getMessage())
             record.args = None
+            # Formatters render a traceback after filters run; render it here,
+            # redacted, so the text a formatter reuses never holds a secret.
+            if record.exc_info and not record.exc_text:
+                record.exc_text = _PLAIN.formatException(record.exc_info)
             if record.exc_text:
                 record.exc_text = self.redact(record.exc_text)
+            if record.stack_info:
+                record.stack_info = self.redact(record.stack_info)
         return True
+
+
+_PLAIN = logging.Formatter()
 
 
 class JsonFormatter(logging.Formatter):
@@ -41,8 +50,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
-        if record.exc_info:
-            payload["exc"] = self.formatException(record.exc_info)
+        if record.exc_info or record.exc_text:
+            # The filter has already rendered (and redacted) it into exc_text.
+            payload["exc"] = record.exc_text or self.formatException(record.exc_info)  # type: ignore[arg-type]
         return json.dumps(payload, ensure_ascii=False)
 
 

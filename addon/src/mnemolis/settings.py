@@ -220,6 +220,8 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"config file {path}: cannot read ({err.strerror or err})") from err
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"config file {path}: not UTF-8 text (byte {err.start})") from None
     try:
         if path.suffix.lower() == ".toml":
             data: Any = tomllib.loads(text)
@@ -238,6 +240,10 @@ def _read_options_file(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise ConfigError(f"options file {path}: cannot read ({err.strerror or err})") from err
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"options file {path}: not valid JSON (not UTF-8 text: byte {err.start})"
+        ) from None
     except json.JSONDecodeError as err:
         raise ConfigError(f"options file {path}: not valid JSON ({err.msg})") from err
     if not isinstance(data, dict):

@@ -28,6 +28,8 @@ from .protocol import (
     Decoded,
     Outgoing,
     RequestId,
+    batch_refused,
+    batching_allowed,
     decode,
     dump,
     parse_json,
@@ -214,6 +216,8 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
         if isinstance(found, web.Response):
             return found
         session = found
+        if batch and not batching_allowed(session.protocol_version):
+            return _rpc(batch_refused(str(session.protocol_version)), 400)
 
     level: str = request.get("access_level", "read")
     replies: list[Outgoing] = [d.error for d in decoded if d.error is not None]

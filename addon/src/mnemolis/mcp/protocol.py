@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from ..errors import InvalidArgument
+from ..jsontext import check_json_text
 from .server import CLIENT_METHODS
 
 PARSE_ERROR = types.PARSE_ERROR
@@ -20,6 +22,25 @@ INTERNAL_ERROR = types.INTERNAL_ERROR
 RequestId = str | int
 # What goes out to a client: a server message or a transport-made error object.
 Outgoing = types.JSONRPCMessage | dict[str, Any]
+
+
+# Protocol versions from this one on have no JSON-RPC batching.
+NO_BATCHES_FROM = "2025-06-18"
+
+
+def batching_allowed(version: str | None) -> bool:
+    """Whether a session on this protocol version may send a JSON array of messages."""
+    return version is None or version < NO_BATCHES_FROM
+
+
+def batch_refused(version: str) -> dict[str, Any]:
+    """The -32600 a batch gets on a session whose protocol removed batching."""
+    return rpc_error(
+        None,
+        INVALID_REQUEST,
+        f"Invalid Request: protocol version {version} has no JSON-RPC batches; "
+        "send each message on its own",
+    )
 
 
 def rpc_error(request_id: RequestId | None, code: int, message: str) -> dict[str, Any]:
@@ -62,9 +83,19 @@ def parse_json(raw: bytes | str) -> Any | dict[str, Any]:
 def decode(obj: Any) -> Decoded:
     """Validate one JSON-RPC element and refuse methods nobody serves."""
     raw_id = obj.get("id") if isinstance(obj, dict) else None
-    request_id: RequestId | None = raw_id if isinstance(raw_id, str | int) else None
+    valid_id = isinstance(raw_id, str | int) and not isinstance(raw_id, bool)
+    request_id: RequestId | None = raw_id if valid_id else None
     if not isinstance(obj, dict):
         return Decoded(error=rpc_error(None, INVALID_REQUEST, "Invalid Request: not an object"))
+    if "id" in obj and not valid_id:
+        # A null or structured id would otherwise read as a notification and go unanswered.
+        return Decoded(
+            error=rpc_error(
+                None,
+                INVALID_REQUEST,
+                f"Invalid Request: id must be a string or an integer, not {_json_type(raw_id)}",
+            )
+        )
     try:
         message = types.JSONRPCMessage.model_validate(obj)
     except ValidationError as err:
@@ -78,11 +109,69 @@ def decode(obj: Any) -> Decoded:
             )
         )
     root = message.root
-    if isinstance(root, types.JSONRPCRequest) and root.method not in CLIENT_METHODS:
-        return Decoded(
-            error=rpc_error(root.id, METHOD_NOT_FOUND, f"Method not found: {root.method}")
-        )
+    if isinstance(root, types.JSONRPCRequest):
+        if root.method not in CLIENT_METHODS:
+            return Decoded(
+                error=rpc_error(root.id, METHOD_NOT_FOUND, f"Method not found: {root.method}")
+            )
+        if (bad := _params_error(obj)) is not None:
+            return Decoded(error=rpc_error(root.id, INVALID_PARAMS, bad))
+    if (bad := _text_error(obj)) is not None:
+        return Decoded(error=rpc_error(request_id, INVALID_PARAMS, f"Invalid params: {bad}"))
     return Decoded(message=message)
+
+
+def _text_error(obj: dict[str, Any]) -> str | None:
+    """A lone surrogate or NUL in the params (tool arguments become a tool error instead)."""
+    params = obj.get("params")
+    if obj.get("method") == "tools/call" and isinstance(params, dict):
+        params = {k: v for k, v in params.items() if k != "arguments"}
+    try:
+        check_json_text(params, "params")
+    except InvalidArgument as err:
+        return err.message
+    return None
+
+
+_REQUEST_TYPES: dict[str, type[BaseModel]] = {
+    m.model_fields["method"].default: m
+    for m in types.ClientRequest.model_fields["root"].annotation.__args__  # type: ignore[union-attr]
+}
+
+# What to say when a method's required parameter is missing or of the wrong type.
+PARAM_HINTS = {
+    "tools/call": "send params.name (a tool from tools/list) and params.arguments (an object)",
+    "resources/read": "send params.uri (from resources/list)",
+    "prompts/get": "send params.name",
+}
+
+
+def _params_error(obj: dict[str, Any]) -> str | None:
+    """A -32602 message naming the bad parameter, or None when params fit the method."""
+    method = obj["method"]
+    model = _REQUEST_TYPES.get(method)
+    if model is None or method == "initialize":
+        return None  # the SDK answers a bad initialize itself (and no session is kept)
+    try:
+        model.model_validate({"method": method, "params": obj.get("params")})
+    except ValidationError as err:
+        problems = []
+        for detail in err.errors():
+            path = ".".join(str(p) for p in detail["loc"]) or "params"
+            problems.append(f"{path}: {detail['msg']}")
+        hint = PARAM_HINTS.get(method, "see the method's parameters in the MCP specification")
+        return f"Invalid params for {method}: {'; '.join(dict.fromkeys(problems))}; {hint}"
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a non-integer number"
+    return "an object" if isinstance(value, dict) else "an array"
 
 
 def dump(message: types.JSONRPCMessage) -> str:

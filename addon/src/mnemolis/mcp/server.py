@@ -14,6 +14,8 @@ from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic import AnyUrl
 
 from .. import __version__
+from ..errors import MnemolisError
+from ..jsontext import check_json_text
 from ..tools import ToolResult, call_tool, enabled_tools, find_tool, load_tools
 
 if TYPE_CHECKING:
@@ -71,8 +73,8 @@ def build_server(core: Mnemolis) -> Server[Any, Any]:
     """The lowlevel SDK server bound to the service layer.
 
     The caller's access level travels with each message as
-    ``ServerMessageMetadata.request_context`` (``"read"``/``"write"``); stdio
-    (a local process) has none and gets full access.
+    ``ServerMessageMetadata.request_context`` (``"read"``/``"write"``); a
+    message without one reads only, so stdio (a local process) says ``write``.
     """
     server: Server[Any, Any] = Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS)
 
@@ -83,6 +85,10 @@ def build_server(core: Mnemolis) -> Server[Any, Any]:
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def handle_call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         level = _caller_level(server)
+        try:
+            check_json_text(arguments, "arguments")
+        except MnemolisError as err:
+            return to_call_result(ToolResult(f"invalid argument: {err.message}", is_error=True))
         return to_call_result(await call_tool(core, name, arguments, level=level))
 
     load_tools()  # register every tool in TOOL_MODULES order (search first)
@@ -104,6 +110,21 @@ def build_server(core: Mnemolis) -> Server[Any, Any]:
             for page in doc_pages(core).values()
         ]
 
+    @server.list_resource_templates()  # type: ignore[no-untyped-call,untyped-decorator]
+    async def list_resource_templates() -> list[types.ResourceTemplate]:
+        if find_tool(core, "docs") is None:
+            return []
+        return [
+            types.ResourceTemplate(
+                uriTemplate=DOCS_URI + "{page}",
+                name="docs",
+                title="Mnemolis documentation",
+                description="One page of Mnemolis' documentation by name "
+                "(the names resources/list shows, e.g. security)",
+                mimeType="text/markdown",
+            )
+        ]
+
     @server.read_resource()  # type: ignore[no-untyped-call,untyped-decorator]
     async def read_resource(uri: AnyUrl) -> list[ReadResourceContents]:
         name = str(uri).removeprefix(DOCS_URI)
@@ -118,11 +139,12 @@ def build_server(core: Mnemolis) -> Server[Any, Any]:
 
 
 def _caller_level(server: Server[Any, Any]) -> str:
+    """The level a transport attached; read when none did (write must be explicit)."""
     try:
         request = server.request_context.request
     except LookupError:
-        return "write"
-    return request if isinstance(request, str) else "write"
+        return "read"
+    return request if request in ("read", "write") else "read"
 
 
 def initialization_options(server: Server[Any, Any]) -> InitializationOptions:

@@ -168,15 +168,23 @@ class SessionStore:
         return len(self._sessions)
 
     async def create(self, *, route_responses: bool, owner: str | None = None) -> McpSession:
-        """A new session; evicts the longest-idle stream-less one when full."""
+        """A new session; evicts the longest-idle stream-less one when full.
+
+        The count check, the eviction and the insert happen without an await in
+        between, so a burst of concurrent initializes cannot overshoot the cap;
+        the evicted session is closed afterwards.
+        """
+        victim: McpSession | None = None
         if len(self._sessions) >= self.limit:
             victim = next((s for s in self._sessions.values() if s.streams == 0), None)
             if victim is None:
                 raise Unavailable(f"too many open MCP sessions ({self.limit}); close one and retry")
-            await self.remove(victim.id)
+            del self._sessions[victim.id]
         session = McpSession(self.server, route_responses=route_responses)
         session.owner = owner
         self._sessions[session.id] = session
+        if victim is not None:
+            await victim.close()
         _LOGGER.debug(
             "MCP session %s opened (%s); %d open",
             session.id[:8],

@@ -13,6 +13,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from ..errors import InvalidArgument, PayloadTooLarge
+from ..jsontext import check_json_text
 from ..requests import limits_context, parse_request
 from . import keys
 
@@ -112,7 +113,7 @@ async def read_json(request: web.Request) -> Any:
     except UnicodeDecodeError:
         raise InvalidArgument("request body is not valid UTF-8") from None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except RecursionError:
         raise InvalidArgument("request body is nested too deeply") from None
     except json.JSONDecodeError as err:
@@ -121,6 +122,8 @@ async def read_json(request: web.Request) -> Any:
         ) from None
     except ValueError as err:  # e.g. an integer longer than Python's 4300-digit limit
         raise InvalidArgument(f"malformed JSON: {err}") from None
+    check_json_text(data)
+    return data
 
 
 async def read_body[M: BaseModel](request: web.Request, model: type[M]) -> M:

@@ -20,5 +20,15 @@ async def list_sources(request: web.Request) -> web.Response:
     "GET", "/api/stats", access=Access.READ, summary="Counters and health for the HA integration"
 )
 async def stats(request: web.Request) -> web.Response:
-    """Instance id, version, query counts, latency, last source, per-source health."""
-    return json_response(await request.app[keys.CORE].get_stats())
+    """Instance id, version, query counts, latency, last source, per-source health.
+
+    Also the request limits a client should follow (the HA integration sizes its
+    query cap and search timeout from them instead of hard-coding them).
+    """
+    body = await request.app[keys.CORE].get_stats()
+    settings = request.app[keys.SETTINGS]
+    body["limits"] = {
+        "max_query_chars": settings.limits.max_query_chars,
+        "search_deadline_s": settings.routing.deadline,
+    }
+    return json_response(body)
