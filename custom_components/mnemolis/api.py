@@ -12,7 +12,15 @@ import aiohttp
 from yarl import URL
 
 REQUEST_TIMEOUT = 15.0
-SEARCH_TIMEOUT = 60.0
+# The server answers every /search within its routing deadline (20 s by default)
+# and says so; a few seconds more cover the network. Longer is a hung server.
+SEARCH_TIMEOUT = 25.0
+SEARCH_MARGIN = 5.0
+# Slow by nature: a local model writing, or a database being rebuilt.
+REPHRASE_TIMEOUT = 60.0
+REINDEX_TIMEOUT = 300.0
+# The server's query limit when it does not report one (SPEC §4).
+DEFAULT_MAX_QUERY_CHARS = 4000
 
 
 class MnemolisError(Exception):
@@ -29,6 +37,10 @@ class MnemolisAuthenticationError(MnemolisError):
     def __init__(self, message: str, status: int = 401) -> None:
         super().__init__(message)
         self.status = status
+
+
+class MnemolisHostRefusedError(MnemolisError):
+    """The server refused the request's Host or Origin (403): no API key can fix that."""
 
 
 class MnemolisResponseError(MnemolisError):
@@ -64,6 +76,8 @@ class MnemolisStats:
     last_query_at: float | None
     documents_indexed: int
     sources: dict[str, SourceState] = field(default_factory=dict)
+    max_query_chars: int = DEFAULT_MAX_QUERY_CHARS
+    search_deadline_s: float | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -81,6 +95,11 @@ class MnemolisStats:
             }
             latency = data.get("latency_ms_avg")
             last_at = data.get("last_query_at")
+            limits = data.get("limits") or {}
+            if not isinstance(limits, dict):
+                limits = {}
+            max_query = limits.get("max_query_chars")
+            deadline = limits.get("search_deadline_s")
             instance_id = data["instance_id"]
             if not isinstance(instance_id, str) or not instance_id:
                 raise TypeError("instance_id must be a non-empty string")
@@ -98,6 +117,8 @@ class MnemolisStats:
                 last_query_at=float(last_at) if last_at is not None else None,
                 documents_indexed=int(data.get("documents_indexed") or 0),
                 sources=sources,
+                max_query_chars=int(max_query) if max_query else DEFAULT_MAX_QUERY_CHARS,
+                search_deadline_s=float(deadline) if deadline else None,
                 raw=dict(data),
             )
         except (AttributeError, KeyError, TypeError, ValueError) as err:
@@ -119,6 +140,7 @@ class MnemolisClient:
         self.url = URL(normalize_url(url))
         self._api_key = api_key or None
         self._timeout = timeout
+        self.search_timeout = SEARCH_TIMEOUT
 
     async def _request(
         self,
@@ -144,6 +166,8 @@ class MnemolisClient:
             raise MnemolisConnectionError(
                 f"cannot reach {self.url.host}: {err or type(err).__name__}"
             ) from err
+        if resp.status == 403 and _refused_host(body):
+            raise MnemolisHostRefusedError(_error_message(body, resp.reason))
         if resp.status in (401, 403):
             raise MnemolisAuthenticationError(_error_message(body, resp.reason), resp.status)
         if resp.status >= 400:
@@ -160,8 +184,11 @@ class MnemolisClient:
         return body
 
     async def stats(self) -> MnemolisStats:
-        """Counters and per-source health for the entities."""
-        return MnemolisStats.from_dict(await self._request("GET", "/api/stats"))
+        """Counters and per-source health for the entities (and the server's deadline)."""
+        stats = MnemolisStats.from_dict(await self._request("GET", "/api/stats"))
+        if stats.search_deadline_s:
+            self.search_timeout = stats.search_deadline_s + SEARCH_MARGIN
+        return stats
 
     async def search(
         self,
@@ -177,7 +204,7 @@ class MnemolisClient:
             payload["fusion_sources"] = list(fusion_sources)
         if conversation_id:
             payload["conversation_id"] = conversation_id[:200]
-        body = await self._request("POST", "/search", json=payload, timeout=SEARCH_TIMEOUT)
+        body = await self._request("POST", "/search", json=payload, timeout=self.search_timeout)
         return _as_dict(body, "/search")
 
     async def remember(self, content: str, tags: list[str] | None = None) -> dict[str, Any]:
@@ -212,7 +239,7 @@ class MnemolisClient:
     async def reindex(self, database: str) -> dict[str, Any]:
         """Rebuild one database's index (needs the full API key)."""
         path = f"/api/rag/{quote(database, safe='')}/reindex"
-        body = await self._request("POST", path, timeout=SEARCH_TIMEOUT * 5)
+        body = await self._request("POST", path, timeout=REINDEX_TIMEOUT)
         return _as_dict(body, "reindex")
 
     async def rephrase(self, question: str, answer: str, max_sentences: int) -> str:
@@ -226,7 +253,7 @@ class MnemolisClient:
             "POST",
             "/v1/chat/completions",
             json={"messages": [{"role": "user", "content": prompt}], "max_tokens": 200},
-            timeout=SEARCH_TIMEOUT,
+            timeout=REPHRASE_TIMEOUT,
         )
         try:
             text = body["choices"][0]["message"]["content"]
@@ -261,6 +288,12 @@ def _error_message(body: Any, reason: str | None) -> str:
         if message:
             return str(message)
     return reason or "no reason given"
+
+
+def _refused_host(body: Any) -> bool:
+    """A 403 about the Host or Origin header rather than the key's access level."""
+    message = _error_message(body, None).lower()
+    return "api key" not in message and ("host" in message or "origin" in message)
 
 
 def _as_dict(body: Any, what: str) -> dict[str, Any]:

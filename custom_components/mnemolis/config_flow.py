@@ -24,11 +24,13 @@ from homeassistant.helpers.selector import (
     TextSelectorType,
 )
 from homeassistant.helpers.service_info.hassio import HassioServiceInfo
+from yarl import URL
 
 from .api import (
     MnemolisAuthenticationError,
     MnemolisClient,
     MnemolisConnectionError,
+    MnemolisHostRefusedError,
     MnemolisResponseError,
     MnemolisStats,
     normalize_url,
@@ -78,6 +80,9 @@ class MnemolisConfigFlow(ConfigFlow, domain=DOMAIN):
         client = MnemolisClient(async_get_clientsession(self.hass), url, api_key)
         try:
             return await client.stats(), {}
+        except MnemolisHostRefusedError as err:
+            LOGGER.debug("%s refused the request: %s", url, err)
+            return None, {CONF_URL: "forbidden"}
         except MnemolisAuthenticationError as err:
             if err.status == 403:
                 # Reading stats needs no write access: the server refused the host name.
@@ -92,6 +97,17 @@ class MnemolisConfigFlow(ConfigFlow, domain=DOMAIN):
         except Exception:  # a config flow must never crash
             LOGGER.exception("Unexpected error validating the Mnemolis server")
             return None, {"base": "unknown"}
+
+    def _title(self, url: str) -> str:
+        """ "Mnemolis" for the first server; with the server's address once there are more.
+
+        The title names the device, the conversation agent and the LLM API, so
+        two servers must not share one.
+        """
+        if not self._async_current_entries(include_ignore=False):
+            return DEFAULT_NAME
+        parsed = URL(url)
+        return f"{DEFAULT_NAME} ({parsed.host}:{parsed.port})"
 
     @staticmethod
     def _entry_data(url: str, api_key: str | None) -> dict[str, Any]:
@@ -111,7 +127,7 @@ class MnemolisConfigFlow(ConfigFlow, domain=DOMAIN):
                 await self.async_set_unique_id(stats.instance_id, raise_on_progress=False)
                 self._abort_if_unique_id_configured()
                 return self.async_create_entry(
-                    title=DEFAULT_NAME, data=self._entry_data(url, api_key)
+                    title=self._title(url), data=self._entry_data(url, api_key)
                 )
         return self.async_show_form(
             step_id="user",
@@ -142,7 +158,7 @@ class MnemolisConfigFlow(ConfigFlow, domain=DOMAIN):
         """Ask the user before adding the discovered add-on."""
         if user_input is not None:
             data = {k: v for k, v in self._discovered.items() if k != "name"}
-            return self.async_create_entry(title=DEFAULT_NAME, data=data)
+            return self.async_create_entry(title=self._title(data[CONF_URL]), data=data)
         return self.async_show_form(
             step_id="hassio_confirm",
             description_placeholders={"addon": self._discovered["name"]},

@@ -6,7 +6,6 @@ import re
 from typing import Literal
 
 from homeassistant.components import conversation
-from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import intent
@@ -20,17 +19,32 @@ from .const import (
     LOGGER,
 )
 from .coordinator import MnemolisConfigEntry
-from .entity import device_identifier, device_info
-from .services import async_search
+from .entity import device_identifier, device_info, server_version
+from .services import async_search, max_query_chars
 
 PARALLEL_UPDATES = 0
+
+SUPPORTED_LANGUAGES = ["en"]
 
 # Sentences and characters a spoken answer may use, per response-length option.
 LENGTH_LIMITS: dict[str, tuple[int, int]] = {"short": (1, 200), "medium": (3, 500)}
 
 APOLOGY = "Sorry, I could not get an answer from Mnemolis right now."
+TOO_LONG = "Sorry, that question is too long for Mnemolis ({length} characters, at most {limit})."
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-_URL = re.compile(r"\(?<?\bhttps?://\S+>?\)?")
+# Sentences that only lead into an answer: a verdict on a condition, a bare yes/no.
+# They never count against the sentence limit, and an answer never ends on one.
+_LEAD_IN = re.compile(
+    r"^(?:condition (?:not )?met:|i could not check whether|so this does not apply"
+    r"|(?:yes|no)[.!]$)",
+    re.IGNORECASE,
+)
+_CODE_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)")
+_URL_BODY = r"https?://[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
+# A URL alone in brackets goes with its brackets; otherwise only the URL itself,
+# so the quotes and commas around it stay.
+_URL = re.compile(rf"\(\s*<?{_URL_BODY}>?\s*\)|<{_URL_BODY}>|{_URL_BODY}", re.IGNORECASE)
 
 
 async def async_setup_entry(
@@ -42,23 +56,50 @@ async def async_setup_entry(
     async_add_entities([MnemolisConversationEntity(entry)])
 
 
+def speakable(text: str) -> str:
+    """The full answer as something to read aloud: no code blocks, links or URLs."""
+    text = _CODE_FENCE.sub(" ", text)
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _URL.sub("", text)
+    text = text.replace("`", "")
+    text = re.sub(r"[ \t]+([,.;:!?])", r"\1", text)
+    return " ".join(text.split())
+
+
 def shorten(text: str, length: str) -> str:
-    """Cut an answer to the option's sentences/characters, at a sentence or word end."""
+    """Cut an answer to the option's sentences/characters, at a sentence or word end.
+
+    Lead-in sentences (a condition's verdict, a bare "Yes.") do not count and
+    never end the cut answer, so "short" keeps a conditional's answer and no
+    length leaves a "Yes." without what it is about.
+    """
     text = " ".join(text.split())
     if length not in LENGTH_LIMITS:
         return text
     max_sentences, max_chars = LENGTH_LIMITS[length]
-    sentences = _SENTENCE_END.split(text)
-    out = ""
-    for sentence in sentences[:max_sentences]:
-        candidate = f"{out} {sentence}".strip()
-        if len(candidate) > max_chars:
+    sentences = [s for s in _SENTENCE_END.split(text) if s]
+    kept: list[str] = []
+    counted = lead_chars = 0
+    for sentence in sentences:
+        lead = bool(_LEAD_IN.match(sentence))
+        if not lead and counted >= max_sentences:
             break
-        out = candidate
-    if not out:
-        cut = text[:max_chars].rsplit(" ", 1)[0].rstrip(",;:")
-        out = cut + ("…" if len(cut) < len(text) else "")
-    return out
+        if len(" ".join([*kept, sentence])) > max_chars + lead_chars + (
+            len(sentence) if lead else 0
+        ):
+            break
+        kept.append(sentence)
+        if lead:
+            lead_chars += len(sentence) + 1
+        else:
+            counted += 1
+    if len(kept) < len(sentences):
+        while kept and _LEAD_IN.match(kept[-1]) and any(not _LEAD_IN.match(k) for k in kept):
+            kept.pop()
+    if (kept and any(not _LEAD_IN.match(k) for k in kept)) or kept == sentences:
+        return " ".join(kept)
+    cut = text[:max_chars].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + ("…" if len(cut) < len(text) else "")
 
 
 class MnemolisConversationEntity(conversation.ConversationEntity):
@@ -71,12 +112,12 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
     def __init__(self, entry: MnemolisConfigEntry) -> None:
         self.entry = entry
         self._attr_unique_id = f"{device_identifier(entry)}_conversation"
-        self._attr_device_info = device_info(entry, entry.runtime_data.coordinator.data.version)
+        self._attr_device_info = device_info(entry, server_version(entry.runtime_data.coordinator))
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
-        """The router answers in whatever language its sources speak."""
-        return MATCH_ALL
+        """English: the router's routing words, spoken forms and apologies are English."""
+        return SUPPORTED_LANGUAGES
 
     async def _async_handle_message(
         self,
@@ -88,7 +129,9 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
         try:
             speech = await self._answer(user_input.text, chat_log.conversation_id)
         except HomeAssistantError as err:
-            LOGGER.warning("Mnemolis could not answer %r: %s", user_input.text, err)
+            # What a person said stays out of the log at warning level (privacy).
+            LOGGER.warning("Mnemolis could not answer: %s", err)
+            LOGGER.debug("unanswered utterance: %r", user_input.text)
             response.async_set_error(intent.IntentResponseErrorCode.FAILED_TO_HANDLE, APOLOGY)
             speech = APOLOGY
         else:
@@ -104,11 +147,14 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
 
     async def _answer(self, text: str, conversation_id: str) -> str:
         options = self.entry.options
+        limit = max_query_chars(self.entry)
+        if len(text) > limit:
+            return TOO_LONG.format(length=len(text), limit=limit)
         body = await async_search(self.entry, text, conversation_id=conversation_id)
         length = options.get(CONF_RESPONSE_LENGTH, DEFAULT_RESPONSE_LENGTH)
         # The server's spoken form is already voice-friendly; "full" speaks the whole result.
         if length == "full":
-            spoken = _URL.sub("", str(body.get("result") or "")).strip()
+            spoken = speakable(str(body.get("result") or ""))
         else:
             spoken = str(body.get("spoken") or body.get("result") or "").strip()
         if not spoken:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from awesomeversion import AwesomeVersion, AwesomeVersionException
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import HomeAssistant, callback
-from homeassistant.exceptions import ConfigEntryAuthFailed
+from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryError
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
 
@@ -16,6 +16,7 @@ from .api import (
     MnemolisClient,
     MnemolisConnectionError,
     MnemolisError,
+    MnemolisHostRefusedError,
     MnemolisStats,
 )
 from .const import DOMAIN, LOGGER, SCAN_INTERVAL
@@ -59,6 +60,13 @@ class MnemolisCoordinator(DataUpdateCoordinator[MnemolisStats]):
         """Fetch stats; map client errors to what the coordinator understands."""
         try:
             stats = await self.client.stats()
+        except MnemolisHostRefusedError as err:
+            # A new key cannot fix a refused host name: say what will, no reauth.
+            raise ConfigEntryError(
+                translation_domain=DOMAIN,
+                translation_key="host_refused",
+                translation_placeholders={"error": str(err)},
+            ) from err
         except MnemolisAuthenticationError as err:
             raise ConfigEntryAuthFailed(
                 translation_domain=DOMAIN, translation_key="authentication_error"
@@ -81,7 +89,7 @@ class MnemolisCoordinator(DataUpdateCoordinator[MnemolisStats]):
     @callback
     def _check_version(self, server_version: str) -> None:
         """Raise a repair issue while the server's major version differs from ours."""
-        issue_id = f"incompatible_version_{self.config_entry.entry_id}"
+        issue_id = version_issue_id(self.config_entry.entry_id)
         if versions_compatible(server_version, self.integration_version):
             ir.async_delete_issue(self.hass, DOMAIN, issue_id)
             return
@@ -99,6 +107,11 @@ class MnemolisCoordinator(DataUpdateCoordinator[MnemolisStats]):
                 "integration_version": self.integration_version,
             },
         )
+
+
+def version_issue_id(entry_id: str) -> str:
+    """The repair issue an entry raises while its server's version is incompatible."""
+    return f"incompatible_version_{entry_id}"
 
 
 def versions_compatible(server: str, integration: str) -> bool:

@@ -39,5 +39,9 @@ async def async_get_config_entry_diagnostics(
         },
         "integration_version": entry.runtime_data.integration_version,
         "last_update_success": coordinator.last_update_success,
-        "stats": _redact_urls(async_redact_data(coordinator.data.raw, TO_REDACT)),
+        "stats": (
+            _redact_urls(async_redact_data(coordinator.data.raw, TO_REDACT))
+            if coordinator.data is not None
+            else None
+        ),
     }

@@ -16,6 +16,11 @@ def device_identifier(entry: MnemolisConfigEntry) -> str:
     return entry.unique_id or entry.entry_id
 
 
+def server_version(coordinator: MnemolisCoordinator) -> str | None:
+    """The server's version once it has answered (None while it never has)."""
+    return coordinator.data.version if coordinator.data is not None else None
+
+
 def device_info(entry: MnemolisConfigEntry, version: str | None) -> DeviceInfo:
     """One service device per server."""
     return DeviceInfo(
@@ -43,4 +48,4 @@ class MnemolisEntity(CoordinatorEntity[MnemolisCoordinator]):
         entry = coordinator.config_entry
         self.entity_description = description
         self._attr_unique_id = f"{device_identifier(entry)}_{description.key}"
-        self._attr_device_info = device_info(entry, coordinator.data.version)
+        self._attr_device_info = device_info(entry, server_version(coordinator))

@@ -10,7 +10,7 @@ from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
 
 from .api import MnemolisError
-from .const import DOMAIN, SEARCH_MODES, SOURCE_NAMES
+from .const import DEFAULT_NAME, DOMAIN, SEARCH_MODES, SOURCE_NAMES
 from .coordinator import MnemolisConfigEntry
 from .services import async_search, translate_error
 
@@ -99,7 +99,7 @@ class MnemolisLLMApi(llm.API):
     """Mnemolis as a tool set for LLM conversation agents."""
 
     def __init__(self, hass: HomeAssistant, entry: MnemolisConfigEntry) -> None:
-        super().__init__(hass=hass, id=api_id(entry), name=f"Mnemolis ({entry.title})")
+        super().__init__(hass=hass, id=api_id(entry), name=api_label(entry))
         self.entry = entry
 
     async def async_get_api_instance(self, llm_context: llm.LLMContext) -> llm.APIInstance:
@@ -112,7 +112,28 @@ class MnemolisLLMApi(llm.API):
         )
 
 
+def api_label(entry: MnemolisConfigEntry) -> str:
+    """What an agent's settings list: the entry's title, which tells two servers apart."""
+    return entry.title or DEFAULT_NAME
+
+
 @callback
 def async_register_llm_api(hass: HomeAssistant, entry: MnemolisConfigEntry) -> Callable[[], None]:
-    """Register the entry's API; the returned callback unregisters it."""
-    return llm.async_register_api(hass, MnemolisLLMApi(hass, entry))
+    """Register the entry's API; the returned callback unregisters it.
+
+    The label follows the entry's title when the user renames the entry.
+    """
+    api = MnemolisLLMApi(hass, entry)
+    unregister = llm.async_register_api(hass, api)
+
+    async def _renamed(_hass: HomeAssistant, changed: MnemolisConfigEntry) -> None:
+        api.name = api_label(changed)
+
+    remove_listener = entry.add_update_listener(_renamed)
+
+    @callback
+    def _unregister() -> None:
+        remove_listener()
+        unregister()
+
+    return _unregister

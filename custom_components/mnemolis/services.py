@@ -17,9 +17,11 @@ from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 from homeassistant.helpers import config_validation as cv
 
 from .api import (
+    DEFAULT_MAX_QUERY_CHARS,
     MnemolisAuthenticationError,
     MnemolisConnectionError,
     MnemolisError,
+    MnemolisHostRefusedError,
     MnemolisResponseError,
 )
 from .const import (
@@ -42,12 +44,11 @@ from .const import (
 )
 from .coordinator import MnemolisConfigEntry
 
-MAX_QUERY_CHARS = 4000
-
 SEARCH_SCHEMA = vol.Schema(
     {
         vol.Required(ATTR_CONFIG_ENTRY_ID): cv.string,
-        vol.Required(ATTR_QUERY): vol.All(cv.string, vol.Length(min=1, max=MAX_QUERY_CHARS)),
+        # The length cap is the server's own (read from its stats), checked per call.
+        vol.Required(ATTR_QUERY): vol.All(cv.string, vol.Length(min=1)),
         vol.Optional(ATTR_SOURCE): vol.In([*SEARCH_MODES, *SOURCE_NAMES]),
         vol.Optional(ATTR_FUSION_SOURCES): vol.All(cv.ensure_list, [vol.In(SOURCE_NAMES)]),
     }
@@ -87,6 +88,12 @@ def async_get_entry(hass: HomeAssistant, entry_id: str) -> MnemolisConfigEntry:
 
 def translate_error(entry: MnemolisConfigEntry, err: MnemolisError) -> HomeAssistantError:
     """A client error as the translated error an action or button raises."""
+    if isinstance(err, MnemolisHostRefusedError):
+        return HomeAssistantError(
+            translation_domain=DOMAIN,
+            translation_key="host_refused",
+            translation_placeholders={"error": str(err)},
+        )
     if isinstance(err, MnemolisAuthenticationError):
         if err.status == 403:
             return HomeAssistantError(translation_domain=DOMAIN, translation_key="write_forbidden")
@@ -109,6 +116,12 @@ def translate_error(entry: MnemolisConfigEntry, err: MnemolisError) -> HomeAssis
         translation_key="unknown_error",
         translation_placeholders={"error": str(err)},
     )
+
+
+def max_query_chars(entry: MnemolisConfigEntry) -> int:
+    """The server's query limit from its last stats (SPEC's 4000 until it has answered)."""
+    data = entry.runtime_data.coordinator.data
+    return data.max_query_chars if data is not None else DEFAULT_MAX_QUERY_CHARS
 
 
 def search_target(
@@ -137,6 +150,13 @@ async def async_search(
     conversation_id: str | None = None,
 ) -> dict[str, Any]:
     """Ask the router; the full ``POST /search`` body."""
+    limit = max_query_chars(entry)
+    if len(query) > limit:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="query_too_long",
+            translation_placeholders={"length": str(len(query)), "limit": str(limit)},
+        )
     source, fusion_sources = search_target(entry, source, fusion_sources)
     try:
         return await entry.runtime_data.client.search(

@@ -43,6 +43,8 @@ class FakeMnemolis:
         self.read_api_key: str | None = None
         self.model_loaded = False
         self.allowed_hosts: set[str] | None = None  # None: every Host header is fine
+        # What the real server reports under "limits" in /api/stats (None: an older server).
+        self.limits: dict[str, Any] | None = {"max_query_chars": 4000, "search_deadline_s": 20.0}
         self.started_at = time.time()
         self.sources: dict[str, dict[str, Any]] = {
             name: {"configured": name in ("ha", "rag", "memory"), "healthy": True}
@@ -163,6 +165,7 @@ class FakeMnemolis:
                 "last_query_at": self.last_query_at,
                 "documents_indexed": sum(self.databases.values()),
                 "sources": {k: dict(v) for k, v in self.sources.items()},
+                **({"limits": dict(self.limits)} if self.limits is not None else {}),
             }
         )
 

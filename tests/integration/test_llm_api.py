@@ -29,7 +29,7 @@ async def test_api_registered_and_unregistered(
     ids = [api.id for api in llm.async_get_apis(hass)]
     assert api_id(init_integration) in ids
     api = next(a for a in llm.async_get_apis(hass) if a.id == api_id(init_integration))
-    assert api.name == "Mnemolis (Mnemolis)"
+    assert api.name == "Mnemolis"  # the entry's title (see test_hardening for two servers)
     await hass.config_entries.async_unload(init_integration.entry_id)
     assert api_id(init_integration) not in [a.id for a in llm.async_get_apis(hass)]
 
