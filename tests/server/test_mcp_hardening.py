@@ -48,8 +48,13 @@ async def test_401_challenge_names_the_key_and_oauth_discovery_is_404(
             resp = await client.get(path, headers=headers)
             assert resp.status == 404, (path, resp.status)
             assert (await resp.json())["error"]["code"] == "not_found"
-    # A POST to an OAuth endpoint that does not exist is not an auth failure either.
-    assert (await client.post("/register", json={})).status == 404
+    # Clients without metadata fall back to /register, /authorize and /token and print
+    # the body: it must say to send the API key as a header.
+    for method, path in (("POST", "/register"), ("GET", "/authorize"), ("POST", "/token")):
+        resp = await client.request(method, path, json={} if method == "POST" else None)
+        assert resp.status == 404, path
+        message = (await resp.json())["error"]["message"]
+        assert "API key" in message and "Authorization: Bearer" in message, message
 
 
 async def test_wrong_keys_are_rate_limited_by_address_before_auth(

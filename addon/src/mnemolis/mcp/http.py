@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import mcp.types as types
 from aiohttp import web
 
-from ..errors import Forbidden, PayloadTooLarge
+from ..errors import Forbidden, NotFound, PayloadTooLarge
 from ..rest import keys
 from ..rest.registry import Access, RouteTable
 from ..security import presented_key
@@ -440,6 +440,28 @@ async def sse_message(request: web.Request) -> web.Response:
 for _path in ("/mcp/messages/", "/mcp/messages"):
     routes.route("POST", _path, access=Access.READ, summary="MCP HTTP+SSE messages", openapi=False)(
         sse_message
+    )
+
+
+# --- OAuth clients (mcp-remote, Claude Desktop) ---------------------------------
+
+# Without OAuth metadata, clients fall back to /register, /authorize and /token at
+# the server's root and print what they get. Say there what to do instead.
+NO_OAUTH = (
+    "this Mnemolis server takes an API key, not OAuth, and the request had no key or a "
+    "wrong one: send it as a header, e.g. mcp-remote URL --header "
+    "'Authorization: Bearer YOUR_API_KEY' (see Mnemolis' docs, page mcp)"
+)
+
+
+async def no_oauth(_request: web.Request) -> web.Response:
+    """404 with the sentence an OAuth client prints to its user."""
+    raise NotFound(NO_OAUTH)
+
+
+for _method, _path in (("POST", "/register"), ("GET", "/authorize"), ("POST", "/token")):
+    routes.route(_method, _path, access=Access.PUBLIC, summary="No OAuth here", openapi=False)(
+        no_oauth
     )
 
 
