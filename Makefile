@@ -22,7 +22,8 @@ DATA_DIR ?= ./data
 # Heavy native builds (llama-cpp-python) use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: help run test lint test-server test-integration venv system bench soak clean docs eval
+.PHONY: help run test lint test-server test-integration venv system bench soak clean docs eval \
+	conformance
 
 help:
 	@echo "make run    start the Mnemolis server on $(HOST):$(PORT) (data in $(DATA_DIR))"
@@ -94,6 +95,10 @@ bench: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 # Answer quality judged on the final answer; exits non-zero below each eval's bar.
 eval: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) bench/eval/run_all.py $(EVALS)
+
+# The official MCP conformance suite (npm, Node >= 22 fetched into .venv/conformance).
+conformance: $(SV)/.stamp
+	$(SPY) .ci/conformance
 
 # docs/mcp.md from the live tool registry, and the user docs bundled into the server.
 docs: $(SV)/.stamp
