@@ -91,8 +91,9 @@ progress; notifications get `202`; `GET` opens the session's server stream;
 ends when the stream closes.
 
 The bundled documentation pages are also MCP resources,
-`mnemolis://docs/{{page}}` (`text/markdown`), offered while the `docs` tool is
-enabled; an unknown page is JSON-RPC error `-32002`.
+`mnemolis://docs/{{page}}` (`text/markdown`; `resources/templates/list` names
+that template), offered while the `docs` tool is enabled; an unknown page is
+JSON-RPC error `-32002`.
 
 Instructions sent to clients on `initialize`:
 
@@ -101,7 +102,14 @@ Instructions sent to clients on `initialize`:
 ## Security
 
 When `api_key` is set, both HTTP transports need `Authorization: Bearer KEY`
-or `X-API-Key: KEY` (`401` otherwise). With the `read_api_key`, tools marked
+or `X-API-Key: KEY` (`401` otherwise, with `WWW-Authenticate: Bearer …
+error_description="missing API key …"` or `"wrong API key"`). Mnemolis does
+not do OAuth: the discovery documents under `/.well-known/` answer `404`, and
+`/register`, `/authorize` and `/token` answer `404` with a sentence naming the
+key, which is what `mcp-remote` prints when it is started without
+`--header "Authorization: Bearer KEY"` or with a wrong one. Wrong or missing
+keys are rate-limited per client address before the key is checked (`429`
+after 20, then 10 a minute). With the `read_api_key`, tools marked
 *write* below answer with an `isError` result; `source_bundle` also needs the
 full key. A session belongs to the key that opened it: presented with
 another key it does not exist (`404`). Browser `Origin`s not in
@@ -109,7 +117,10 @@ another key it does not exist (`404`). Browser `Origin`s not in
 `Host` names outside the built-in list plus `allowed_hosts` (DNS rebinding).
 Bodies larger than `limits.max_body_bytes` get `413`. Browser clients
 from an allowed origin get CORS headers (a preflight `OPTIONS /mcp`, and
-`Mcp-Session-Id` exposed). stdio is a local process and has full access.
+`Mcp-Session-Id` exposed). stdio is a local process and has full access
+(it says so explicitly; a message reaching the tools without an access level
+reads only). When stdin closes, requests still running are answered before
+`mnemolis mcp` exits.
 
 ## Errors
 
@@ -117,7 +128,15 @@ Tool failures — an unknown tool, missing or invalid arguments, a source that
 could not answer — are results with `isError: true` and a message saying what
 to change. Protocol faults are JSON-RPC errors: `-32700` (not JSON), `-32600`
 (not a JSON-RPC request), `-32601` (unknown method), `-32602` (invalid
-parameters), `-32603` (internal). Neither ends the session.
+parameters, with the parameter named and a hint, e.g. `tools/call` without
+`params.name`), `-32603` (internal). A `null`, object or array `id` is `-32600`
+(it would otherwise read as a notification and go unanswered). JSON-RPC
+batches (a JSON array of messages) are answered with an array — over HTTP and
+stdio alike — on sessions of protocol `2024-11-05` and `2025-03-26`; from
+`2025-06-18` on the protocol has no batches and an array is `-32600`. Text
+with a lone UTF-16 surrogate (`"\\ud800"`) or a NUL is refused: in tool
+arguments as an `isError` result naming the argument, elsewhere as `-32602`.
+Neither ends the session.
 
 ## Choosing tools
 
