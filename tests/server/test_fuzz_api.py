@@ -248,6 +248,16 @@ def test_lone_surrogates_and_nul_are_400(
     assert "lone surrogate" in message or "NUL" in message, message
 
 
+@pytest.mark.parametrize(
+    "path", ["/api/route?query=a%00b", "/api/memories?tags=a%00b", "/api/memories?q=x%00"]
+)
+def test_nul_in_query_parameters_is_400(path: str, live_server: str) -> None:
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(f"{live_server}{path}", timeout=30)
+    assert info.value.code == 400
+    assert "NUL" in json.loads(info.value.read())["error"]["message"]
+
+
 def test_valid_astral_text_still_works(live_server: str) -> None:
     """A surrogate *pair* (an emoji) is valid Unicode and is stored as such."""
     data = json.dumps({"content": "Party on Friday \ud83c\udf89", "tags": ["fun"]}).encode()

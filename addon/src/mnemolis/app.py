@@ -13,6 +13,7 @@ from aiohttp import web
 from .core import Mnemolis
 from .discovery import start_discovery
 from .errors import MnemolisError, PayloadTooLarge, RateLimited, Unauthorized
+from .jsontext import check_json_text
 from .mcp.http import mcp_extension
 from .openapi import build_openapi
 from .querylog import surface_middleware
@@ -166,6 +167,9 @@ async def security_middleware(request: web.Request, handler: Any) -> web.StreamR
     limit = request.app[keys.SETTINGS].limits.max_body_bytes
     if request.content_length is not None and request.content_length > limit:
         raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit")
+    if request.query_string:
+        # Query parameters (?q=, ?tags=, ?query=) follow the same text rules as bodies.
+        check_json_text(dict(request.query), "")
     resp: web.StreamResponse = await handler(request)
     return resp
 
