@@ -156,7 +156,7 @@ def find_tool(core: Mnemolis, name: str) -> Tool | None:
 
 
 async def call_tool(
-    core: Mnemolis, name: str, arguments: dict[str, Any] | None, level: str = "write"
+    core: Mnemolis, name: str, arguments: dict[str, Any] | None, level: str = "read"
 ) -> ToolResult:
     """Validate, authorise and run a tool; every failure is an isError result."""
     started = time.perf_counter()
