@@ -218,3 +218,24 @@ async def test_stdio_answers_in_flight_requests_and_batches_with_an_array(
     assert by_id[4]["result"]["tools"]
     assert replies[2]["id"] == 5, replies
     assert replies[2]["result"]["isError"] is False, replies[2]
+
+
+async def test_legacy_sse_batches_follow_the_negotiated_version(
+    make_client: Callable[..., Any],
+) -> None:
+    from .test_mcp_wire import read_event
+
+    client = await make_client()
+    for version, allowed in (("2024-11-05", True), ("2025-06-18", False)):
+        stream = await client.get("/mcp/sse", headers={"Accept": "text/event-stream"})
+        url = f"/mcp/{(await read_event(stream))[1]}"
+        assert (await client.post(url, json=init_msg(version))).status == 202
+        assert json.loads((await read_event(stream))[1])["result"]["protocolVersion"] == version
+        await client.post(url, json=rpc("notifications/initialized", id=None))
+        assert (await client.post(url, json=[rpc("ping", id=5), rpc("ping", id=6)])).status == 202
+        reply = json.loads((await read_event(stream))[1])
+        if allowed:
+            assert reply["id"] in (5, 6) and reply["result"] == {}, reply
+        else:
+            assert reply["error"]["code"] == -32600 and "batch" in reply["error"]["message"]
+        stream.close()

@@ -250,8 +250,6 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
             for reply in replies:
                 await resp.write(_event(reply))
             async for item in _collect(session, queue, pending, stream=True):
-                if initializing:
-                    _record_version(session, [item])
                 await resp.write(_event(item))
         except ConnectionResetError:
             pass
@@ -260,11 +258,10 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
         return resp
 
     replies.extend([item async for item in _collect(session, queue, pending, stream=False)])
-    if initializing:
-        _record_version(session, replies)
-        if session.protocol_version is None:
-            await store.remove(session.id)
-            headers = {}
+    # The session records the version from initialize's answer; none means it failed.
+    if initializing and session.protocol_version is None:
+        await store.remove(session.id)
+        headers = {}
     return _json_reply(replies, batch, 200, headers)
 
 
@@ -273,14 +270,6 @@ def _json_reply(
 ) -> web.Response:
     text = "[" + ",".join(_encode(r) for r in replies) + "]" if batch else _encode(replies[0])
     return web.Response(text=text, status=status, content_type="application/json", headers=headers)
-
-
-def _record_version(session: McpSession, replies: list[Outgoing]) -> None:
-    for reply in replies:
-        root = reply.root if isinstance(reply, types.JSONRPCMessage) else None
-        if isinstance(root, types.JSONRPCResponse):
-            version = root.result.get("protocolVersion")
-            session.protocol_version = version if isinstance(version, str) else None
 
 
 async def _collect(
@@ -429,6 +418,9 @@ async def sse_message(request: web.Request) -> web.Response:
         return _rpc(rpc_error(None, PARSE_ERROR, str(err)), 400)
     items: list[Any] = payload if isinstance(payload, list) else [payload]
     level: str = request.get("access_level", "read")
+    if isinstance(payload, list) and not batching_allowed(session.protocol_version):
+        await session.outbox.put(batch_refused(str(session.protocol_version)))
+        return web.Response(status=202, text="Accepted")
     for d in (decode(item) for item in items):
         if d.error is not None:
             await session.outbox.put(d.error)

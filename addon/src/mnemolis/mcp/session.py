@@ -73,6 +73,10 @@ class McpSession:
     async def _pump(self) -> None:
         async for item in self._out_recv:
             root = item.message.root
+            if isinstance(root, types.JSONRPCResponse) and self.protocol_version is None:
+                version = root.result.get("protocolVersion")  # the initialize answer
+                if isinstance(version, str):
+                    self.protocol_version = version
             target: RequestId | None = None
             if self._route:
                 if isinstance(root, types.JSONRPCResponse | types.JSONRPCError):
