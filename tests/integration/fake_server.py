@@ -7,6 +7,7 @@ The end-to-end test (test_e2e.py) runs the real server process instead.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ class FakeMnemolis:
         self.allowed_hosts: set[str] | None = None  # None: every Host header is fine
         # What the real server reports under "limits" in /api/stats (None: an older server).
         self.limits: dict[str, Any] | None = {"max_query_chars": 4000, "search_deadline_s": 20.0}
+        self.search_delay = 0.0  # seconds /search hangs before answering (a stuck server)
         self.started_at = time.time()
         self.sources: dict[str, dict[str, Any]] = {
             name: {"configured": name in ("ha", "rag", "memory"), "healthy": True}
@@ -179,6 +181,8 @@ class FakeMnemolis:
         )
 
     async def _search(self, request: web.Request) -> web.Response:
+        if self.search_delay:
+            await asyncio.sleep(self.search_delay)
         body = request["body"]
         if not isinstance(body, dict):
             return _error("invalid_argument", "request body must be a JSON object", 400)

@@ -260,3 +260,25 @@ def test_spoken_forms() -> None:
     )
     assert "```" not in full and "rag add" not in full
     assert full == 'Run this: Then see "", or the guide, done.'
+
+
+async def test_hung_server_apologises_after_its_own_deadline(
+    hass: HomeAssistant,
+    server: FakeMnemolis,
+    mock_config_entry: MockConfigEntry,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server stuck past its routing deadline (+5 s) gets the apology, not a minute's wait."""
+    server.limits = {"max_query_chars": 4000, "search_deadline_s": 0.5}
+    mock_config_entry.add_to_hass(hass)
+    await hass.config_entries.async_setup(mock_config_entry.entry_id)
+    await hass.async_block_till_done()
+    server.search_delay = 8.0  # longer than the 5.5 s the integration waits
+    from homeassistant.components import conversation
+
+    with caplog.at_level(logging.WARNING):
+        result = await conversation.async_converse(
+            hass, "Is the garage door open?", None, Context(), "en", agent_id=AGENT
+        )
+    assert result.response.speech["plain"]["speech"] == APOLOGY
+    assert "timeout" in caplog.text
