@@ -316,6 +316,22 @@ WORDS: dict[str, dict[str, float]] = {
         "smoke": 1.5,
         "leak": 2,
         "water": 0.5,
+        # Home Assistant domains and states (issue 14: the demo home's kinds of things).
+        "armed": 2.5,
+        "disarmed": 2.5,
+        "arming": 2,
+        "movement": 2,
+        "fans": 1.5,
+        "vacuums": 2,
+        "docked": 2,
+        "humidifier": 2.5,
+        "dehumidifier": 2.5,
+        "hvac": 2.5,
+        "thermostats": 2.5,
+        "valve": 2,
+        "valves": 2,
+        "jammed": 2.5,
+        "aqi": 2,
     },
     "rag": {
         "documents": 2,
@@ -555,6 +571,16 @@ PHRASES: dict[str, dict[str, float]] = {
         "the heating": 1,
         "battery level": 2,
         "left unlocked": 2.5,
+        # The sun entity (not an uptime monitor: "is the sun up").
+        "sun up": 4,
+        "the sun up": 4.5,
+        "sun above the horizon": 4,
+        "sun set": 3,
+        "sun down": 4,
+        "air quality": 2.5,
+        "energy meter": 2.5,
+        "power consumption": 2.5,
+        "motion detected": 2.5,
     },
     "rag": {
         "my documents": 4,
@@ -692,6 +718,15 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         "measurement in a room",
     ),
     ("ha", r"\bwhen did (?:the|my)\s+.+\s+last\b", 2.0, "when did X last"),
+    # "which switches are on", "how many fans are running", "any vacuums docked"
+    (
+        "ha",
+        r"\b(?:which|what|how many|any)\s+(?:of the\s+)?(?:[a-z0-9]+\s+){0,3}(?:is|are)\s+"
+        r"(?:on|off|open|closed|locked|unlocked|playing|running|docked|cleaning|armed|"
+        r"heating|cooling)\b",
+        2.0,
+        "which X are on/off/open",
+    ),
     # encyclopaedic questions: "what is a quasar", "who is marie curie"
     ("kiwix", r"^(?:what|who)\s+(?:is|are|was|were)\s+(?:a|an)\s+\w+", 2.0, "what is a X"),
     (
