@@ -24,6 +24,11 @@ _SEE_URL = re.compile(
 _MD_MARK = re.compile(r"(\*\*|__|~~|`+|^#{1,6}\s*|^\s*>\s?|^\s*(?:[-*+•]|\d+[.)])\s+)", re.M)
 # Both the model's "[1]" and the router's extractive "[1, web]" markers.
 _CITE = re.compile(r"\s*\[\d{1,3}(?:,[^\]]*)?\]")
+# "(since today at 08:07)": when a state began is for reading, not for a voice
+# (a question asking when gets the time in the sentence itself, not in brackets).
+_TIME_ASIDE = re.compile(
+    r"\s*\((?:since|as of|last (?:changed|updated)|updated)\b[^()]*\)", re.IGNORECASE
+)
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
@@ -69,7 +74,7 @@ def plain_text(text: str) -> str:
 @functools.lru_cache(maxsize=512)  # voice assistants ask the same few things over and over
 def spoken_form(text: str, max_sentences: int = 2, max_chars: int = MAX_SPOKEN_CHARS) -> str:
     """Plain text, its first sentences, cut at a word boundary when too long."""
-    plain = plain_text(text)
+    plain = plain_text(_TIME_ASIDE.sub("", text))
     if not plain:
         return ""
     sentences = [s for s in SENTENCE.split(plain) if s.strip(" .")]

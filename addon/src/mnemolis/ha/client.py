@@ -140,6 +140,7 @@ class HAClient:
         self._stopping = False
         self._fresh_states = False
         self._candidates: CandidateIndex | None = None
+        self._exposure: dict[str, bool] | None = None
         self._registry_reload: asyncio.Task[None] | None = None
         self._refs = 0
 
@@ -499,6 +500,7 @@ class HAClient:
             for entity_id, entry in (part or {}).items():
                 if isinstance(entry, dict) and entity_id in by_id:
                     by_id[entity_id]["aliases"] = list(entry.get("aliases") or [])
+        self._exposure = await self._load_exposure()
         self.registries = Registries(
             areas={a["area_id"]: a for a in areas or [] if isinstance(a, dict)},
             devices={d["id"]: d for d in devices or [] if isinstance(d, dict)},
@@ -506,6 +508,32 @@ class HAClient:
             floors={f["floor_id"]: f for f in floors or [] if isinstance(f, dict)},
         )
         self._candidates = None
+
+    async def _load_exposure(self) -> dict[str, bool] | None:
+        """Which entities the user exposed to Assist; None if HA does not say (non-admin)."""
+        try:
+            reply = await self._send({"type": "homeassistant/expose_entity/list"})
+        except SourceError as err:
+            _LOGGER.debug("exposure settings unavailable: %s", err)
+            return None
+        listed = (reply or {}).get("exposed_entities") if isinstance(reply, dict) else None
+        if not isinstance(listed, dict):
+            return None
+        return {
+            str(eid): bool(opts.get("conversation"))
+            for eid, opts in listed.items()
+            if isinstance(opts, dict) and "conversation" in opts
+        }
+
+    def exposed_to_assist(self) -> dict[str, bool] | None:
+        """Entities HA lists as exposed to Assist (conversation); None when HA does not say.
+
+        HA lists the entities it exposes (by its defaults or the user's choice);
+        an entity it does not list is not exposed to Assist.
+        """
+        if not self._exposure:
+            return None
+        return self._exposure
 
     # --- names, areas, matching ----------------------------------------------
 
