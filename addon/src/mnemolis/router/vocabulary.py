@@ -581,6 +581,7 @@ PHRASES: dict[str, dict[str, float]] = {
         "energy meter": 2.5,
         "power consumption": 2.5,
         "motion detected": 2.5,
+        "the alarm": 1,
     },
     "rag": {
         "my documents": 4,
@@ -718,6 +719,23 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         "measurement in a room",
     ),
     ("ha", r"\bwhen did (?:the|my)\s+.+\s+last\b", 2.0, "when did X last"),
+    # "what's the temperature outside", "how humid is it outside right now": a live
+    # sensor answers the present; the forecast answers the future (a time word).
+    (
+        "ha",
+        r"^(?!.*\b(?:tomorrow|tonight|later|weekend|next|week|forecast|will|going to|"
+        r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|days?)\b)"
+        r".*\b(?:temperature|humidity|humid|warm|cold|hot|degrees)\b.*\b(?:outside|outdoors?)\b",
+        8.0,
+        "measurement outside now",
+    ),
+    (
+        "ha",
+        r"^(?!.*\b(?:tomorrow|tonight|later|weekend|next|week|forecast|will|going to)\b)"
+        r".*\b(?:outside|outdoor)\s+(?:temperature|humidity)\b",
+        8.0,
+        "outside sensor now",
+    ),
     # "which switches are on", "how many fans are running", "any vacuums docked"
     (
         "ha",
