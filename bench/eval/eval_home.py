@@ -294,7 +294,7 @@ def judge_text(
             why.append("wrong polarity")
         if not spoken and not _has_name(text, spec.get("name") or _name(state)):
             why.append("subject not named")
-        extra = _unrelated(text, [_name(state), *spec.get("allow", [])], everyone)
+        extra = _unrelated(text, [_name(state), *areas.values(), *spec.get("allow", [])], everyone)
         if extra:
             why.append(f"unrelated: {extra}")
         return not why, why, expected
@@ -312,7 +312,8 @@ def judge_text(
             and not _has_name(text, spec.get("name") or _name(state))
         ):
             why.append("subject not named")
-        extra = _unrelated(text, [_name(state), *spec.get("allow", [])], everyone)
+        allowed = [_name(state), str(value), *areas.values(), *spec.get("allow", [])]
+        extra = _unrelated(text, allowed, everyone)
         if extra:
             why.append(f"unrelated: {extra}")
         return not why, why, expected
@@ -363,9 +364,8 @@ def judge_text(
                 why.append(f"missing {missing}")
         if kind == "list" and not chosen and not re.search(r"\b(?:no|none|nothing)\b", text, re.I):
             why.append("does not say none")
-        allowed = names + spec.get("allow", []) + ([spec["area"]] if spec.get("area") else [])
-        if kind == "all" and len(chosen) < len(pool):
-            allowed += [_name(s) for s in pool]
+        # The entities asked about may all be named (with their state); areas group them.
+        allowed = [_name(s) for s in pool] + spec.get("allow", []) + list(areas.values())
         extra = _unrelated(text, allowed, everyone)
         if extra:
             why.append(f"unrelated: {extra}")

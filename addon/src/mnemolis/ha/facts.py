@@ -98,7 +98,9 @@ def holds(state: dict[str, Any], predicate: str) -> bool | None:
         return raw == "unavailable"
     if raw in ("unavailable", "unknown"):
         return None  # nobody can tell
-    if predicate in ("off", "closed", "away", "dry", "disarmed", "down", "unlocked"):
+    if predicate == "disarmed":
+        return raw == "disarmed" if domain_of(state) == "alarm_control_panel" else None
+    if predicate in ("off", "closed", "away", "dry", "down", "unlocked"):
         positive = OPPOSITE[predicate]
         got = holds(state, positive)
         if predicate == "unlocked" and domain_of(state) == "lock":

@@ -248,6 +248,10 @@ class HASource(Source):
             facts = [view.fact(s, q) for s in pool]
             return self._reply(view, _join_facts(facts) + ".", pool)
         pred = q.predicate
+        if pred is not None and not any(applies(s, pred) for s in pool):
+            pred = None  # "the air quality in the home": "home" is not a state of theirs
+        if pred is None and q.shape in ("yesno", "any", "all"):
+            pred = _default_predicate(pool)
         if pred is not None:
             pool = [s for s in pool if holds(s, pred) is not None or _unclear(s)]
         if pred is None:
@@ -273,7 +277,7 @@ class HASource(Source):
                 )
             return self._reply(view, text, pool, selected=[s["entity_id"] for s in selected])
         if q.shape in ("any", "yesno") and total == 1 and n <= 1:
-            return self._single_fact(view, q, pool[0], 100.0)
+            return self._single_fact(view, q, pool[0], 100.0, pred)
         if q.shape in ("any", "yesno"):
             if n:
                 text = f"Yes, {_count_phrase(n, total, label)}{scope.where} {_be(selected)} {word}: {names}."
@@ -304,7 +308,12 @@ class HASource(Source):
         return answer
 
     def _single_fact(
-        self, view: _View, q: Question, state: dict[str, Any], score: float
+        self,
+        view: _View,
+        q: Question,
+        state: dict[str, Any],
+        score: float,
+        pred: str | None = None,
     ) -> SourceAnswer:
         client = view.client
         name = client.friendly_name(state["entity_id"])
@@ -318,7 +327,11 @@ class HASource(Source):
             return self._reply(view, text, [state], score)
         fact = view.fact(state, q)
         since = when(state.get("last_changed"), view.tz, view.now)
-        pred = q.predicate
+        pred = pred or q.predicate
+        if pred is not None and not applies(state, pred):
+            pred = None
+        if pred is None and q.shape in ("yesno", "any"):
+            pred = _default_predicate([state])
         verdict = holds(state, pred) if pred is not None and q.shape != "value" else None
         if pred is not None and q.shape != "value" and verdict is None and _unclear(state):
             text = f"I can't tell: {fact}."
@@ -616,6 +629,16 @@ def _join_facts(facts: list[str]) -> str:
     return "; ".join(facts)
 
 
+def _default_predicate(pool: list[dict[str, Any]]) -> str | None:
+    """What "is there motion", "is the fan" ask when no state is named: on / detecting."""
+    domains = {domain_of(s) for s in pool}
+    if domains == {"binary_sensor"}:
+        return "detected" if all(applies(s, "detected") for s in pool) else "on"
+    if domains and domains <= {"light", "switch", "fan", "input_boolean", "siren", "humidifier"}:
+        return "on"
+    return None
+
+
 def _reads(state: dict[str, Any], measure: frozenset[str]) -> str | None:
     """The attribute of a non-sensor that carries this measurement, if it has one."""
     attrs = state.get("attributes") or {}
@@ -644,8 +667,11 @@ def _fits_kind(state: dict[str, Any], q: Question) -> bool:
 
 
 def _fits_measure(state: dict[str, Any], q: Question) -> bool:
-    """The entity reads the measurement the question names."""
+    """The entity reads the measurement the question names (or its name says it does)."""
     if q.measure is None:
+        return True
+    name_words = set(words(str((state.get("attributes") or {}).get("friendly_name") or "")))
+    if set(words(q.measure_word or "")) & name_words:
         return True
     domain = domain_of(state)
     if domain in ("sensor", "number", "input_number") and device_class(state) in q.measure:
