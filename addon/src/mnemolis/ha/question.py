@@ -210,6 +210,37 @@ _ALL = re.compile(r"\b(?:all|every|everything|each|both)\b", re.I)
 # Words that say a question is about the moment, not the forecast.
 NOW_WORDS = re.compile(r"\b(?:now|right now|currently|at the moment|outside|outdoors?)\b", re.I)
 OUTSIDE = re.compile(r"\b(?:outside|outdoors?|out there|exterior|garden|backyard)\b", re.I)
+_WH = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b")
+_FUZZY_MIN = 5  # words shorter than this are never taken for a misspelt kind word
+_KIND_BASES = [(w, k) for w, k in KIND_WORDS if " " not in w and len(w) >= _FUZZY_MIN]
+_MEASURE_BASES = [(w, c) for w, c in MEASURE_WORDS if " " not in w and len(w) >= _FUZZY_MIN]
+
+
+def _fuzzy_words(
+    lowered: str,
+) -> tuple[tuple[str, Kind] | None, tuple[str, frozenset[str]] | None]:
+    """A kind and a measurement word the question misspells, if any (ratio >= 85)."""
+    from rapidfuzz import fuzz
+
+    kind: tuple[str, Kind] | None = None
+    measure: tuple[str, frozenset[str]] | None = None
+    for word in re.findall(r"[a-z]+", lowered):
+        if len(word) < _FUZZY_MIN:
+            continue
+        stem = word[:-1] if word.endswith("s") else word
+        if kind is None:
+            for base, k in _KIND_BASES:
+                if fuzz.ratio(stem, base) >= 85:
+                    kind = (word, k)
+                    break
+        if measure is None:
+            for base, c in _MEASURE_BASES:
+                if fuzz.ratio(word, base) >= 85:
+                    measure = (word, c)
+                    break
+    return kind, measure
+
+
 _PLURAL_VERB = re.compile(r"\b(?:are|were|have|do)\b", re.I)
 
 
@@ -282,6 +313,13 @@ def parse(text: str) -> Question:
         if hit:
             measure, measure_word = classes, hit.group(0)
             break
+    if kind is None or measure is None:
+        # A typo in the kind or measurement word ("temprature", "lihgts").
+        fuzzy_kind, fuzzy_measure = _fuzzy_words(lowered)
+        if kind is None and fuzzy_kind is not None:
+            kind_word, kind = fuzzy_kind
+        if measure is None and fuzzy_measure is not None:
+            measure_word, measure = fuzzy_measure
     stripped = lowered.strip()
     if _COUNT.search(stripped):
         shape: Shape = "count"
@@ -299,6 +337,8 @@ def parse(text: str) -> Question:
         shape = "list"
     elif re.match(r"^(?:anything|anyone|any)\b", stripped):
         shape = "any"
+    elif phrase and not _WH.match(stripped) and re.search(rf"\b{re.escape(phrase)}$", stripped):
+        shape = "yesno"  # "ceiling fan on?", "garage door open"
     else:
         shape = "value"
     negated = bool(re.search(r"\b(?:not|n't|never)\b", stripped))
