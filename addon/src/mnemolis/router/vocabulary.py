@@ -723,7 +723,8 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
     # sensor answers the present; the forecast answers the future (a time word).
     (
         "ha",
-        r"^(?!.*\b(?:tomorrow|tonight|later|weekend|next|week|forecast|will|going to|"
+        r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
+        r"morning|afternoon|evening|hours?|"
         r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|days?)\b)"
         r".*\b(?:temperature|humidity|humid|warm|cold|hot|degrees)\b.*\b(?:outside|outdoors?)\b",
         8.0,
@@ -731,7 +732,8 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
     ),
     (
         "ha",
-        r"^(?!.*\b(?:tomorrow|tonight|later|weekend|next|week|forecast|will|going to)\b)"
+        r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
+        r"morning|afternoon|evening|hours?|days?)\b)"
         r".*\b(?:outside|outdoor)\s+(?:temperature|humidity)\b",
         8.0,
         "outside sensor now",
