@@ -111,12 +111,11 @@ def select(
         attrs = s.get("attributes") or {}
         if domains and eid.split(".")[0] not in domains:
             continue
-        if classes and attrs.get("device_class") not in classes:
-            if (
-                not spec.get("name_has")
-                or spec["name_has"] not in str(attrs.get("friendly_name", "")).lower()
-            ):
-                continue
+        named = (
+            spec.get("name_has") and spec["name_has"] in str(attrs.get("friendly_name", "")).lower()
+        )
+        if classes and attrs.get("device_class") not in classes and not named:
+            continue
         if (
             spec.get("name_has")
             and not classes
@@ -327,7 +326,8 @@ def judge_text(
             s for s in states.values()
             if s["entity_id"].startswith(("person.", "device_tracker."))
             and s["state"] == "home"
-            and not (s["entity_id"].startswith("device_tracker.") and _tracked(states, s["entity_id"]))
+            and not (s["entity_id"].startswith("device_tracker.")
+                     and _tracked(states, s["entity_id"]))
         ]  # fmt: skip
         names = sorted({_name(s) for s in people})
         expected = f"home: {names}"
@@ -348,15 +348,12 @@ def judge_text(
         chosen = [s for s in pool if pred is None or is_true(s, pred)]
         names = [_name(s) for s in chosen]
         expected = f"{len(chosen)} of {len(pool)}: {names}"
-        if kind == "count":
-            if not _has_count(text, len(chosen)):
-                why.append(f"count {len(chosen)} missing")
-        if kind == "any":
-            if _polarity(text) is not bool(chosen):
-                why.append("wrong polarity")
-        if kind == "all":
-            if _polarity(text) is not (len(chosen) == len(pool)):
-                why.append("wrong polarity")
+        if kind == "count" and not _has_count(text, len(chosen)):
+            why.append(f"count {len(chosen)} missing")
+        if kind == "any" and _polarity(text) is not bool(chosen):
+            why.append("wrong polarity")
+        if kind == "all" and _polarity(text) is not (len(chosen) == len(pool)):
+            why.append("wrong polarity")
         if kind in ("list", "any", "count") and chosen:
             truncated = spoken and text.rstrip().endswith("…")
             missing = [n for n in names if not _has_name(text, n)]

@@ -312,9 +312,9 @@ def state_phrase(state: dict[str, Any], *, focus: str = "", temp: str = "°C") -
         return f"“{raw}”"
     if domain in ("input_button", "button", "event", "scene"):
         return f"last used {raw}"
-    unit = attrs.get("unit_of_measurement")
-    if unit:
-        return f"{raw} {unit}" if unit != "%" else f"{raw} %"
+    measured = attrs.get("unit_of_measurement")
+    if measured:
+        return f"{raw} {measured}"
     return said(raw)
 
 
@@ -329,7 +329,7 @@ def _climate(state: dict[str, Any], focus: str, temp: str) -> str:
     if target is not None:
         setpoint = f"set to {_num(target)} {unit}"
     elif low is not None and high is not None:
-        setpoint = f"set to {_num(low)}–{_num(high)} {unit}"
+        setpoint = f"set to {_num(low)} to {_num(high)} {unit}"
     else:
         setpoint = ""
     mode = "off" if raw == "off" else f"in {said(raw)} mode"

@@ -286,7 +286,7 @@ def parse(text: str) -> Question:
     core = core_text(text)
     lead = text.strip()[: max(0, len(text.strip()) - len(core))]
     asks_if = bool(re.search(r"\b(?:if|whether)\b", lead, re.IGNORECASE))
-    lowered = " " + core.lower().replace("’", "'").rstrip(" ?!.") + " "
+    lowered = " " + core.lower().replace("\u2019", "'").rstrip(" ?!.") + " "
     predicate = phrase = None
     best = -1
     for pattern, words_, value in _PRED_RE:
@@ -300,18 +300,18 @@ def parse(text: str) -> Question:
     plural = False
     best_key = (10**6, 0)
     for pattern, base, k in _KIND_RE:
-        hit = pattern.search(lowered)
-        if hit is None:
+        found = pattern.search(lowered)
+        if found is None:
             continue
-        key = (hit.start(), -len(hit.group(0)))
+        key = (found.start(), -len(found.group(0)))
         if key < best_key:
-            best_key, kind, kind_word = key, k, hit.group(0)
-            plural = hit.group(0) != base
+            best_key, kind, kind_word = key, k, found.group(0)
+            plural = found.group(0) != base
     measure = measure_word = None
     for pattern, classes in _MEASURE_RE:
-        hit = pattern.search(lowered)
-        if hit:
-            measure, measure_word = classes, hit.group(0)
+        said = pattern.search(lowered)
+        if said:
+            measure, measure_word = classes, said.group(0)
             break
     if kind is None or measure is None:
         # A typo in the kind or measurement word ("temprature", "lihgts").

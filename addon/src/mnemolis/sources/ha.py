@@ -135,7 +135,6 @@ class HASource(Source):
         return answer
 
     def _evidence(self, view: _View, state: dict[str, Any], score: float) -> Evidence:
-        client = view.client
         return Evidence(
             source=self.name,
             title=view.name(state),
@@ -201,8 +200,8 @@ class HASource(Source):
         setting = when(attrs.get("next_setting"), view.tz, view.now)
         if re.search(r"\b(?:sunrise|rise|rises|come up|comes up)\b", q.lowered):
             text = f"The sun rises {rising}."
-        elif re.search(r"\b(?:sunset|sundown|go down|goes down|set|sets)\b", q.lowered) and not (
-            q.shape == "yesno"
+        elif q.shape != "yesno" and re.search(
+            r"\b(?:sunset|sundown|go down|goes down|set|sets)\b", q.lowered
         ):
             text = f"The sun sets {setting}."
         else:
@@ -279,10 +278,12 @@ class HASource(Source):
         if q.shape in ("any", "yesno") and total == 1 and n <= 1:
             return self._single_fact(view, q, pool[0], 100.0, pred)
         if q.shape in ("any", "yesno"):
+            be = "is" if total == 1 else "are"
             if n:
-                text = f"Yes, {_count_phrase(n, total, label)}{scope.where} {_be(selected)} {word}: {names}."
+                some = _count_phrase(n, total, label)
+                text = f"Yes, {some}{scope.where} {_be(selected)} {word}: {names}."
             else:
-                text = f"No, {_none_phrase(total, label)}{scope.where} {'is' if total == 1 else 'are'} {word}."
+                text = f"No, {_none_phrase(total, label)}{scope.where} {be} {word}."
             return self._reply(
                 view, text, selected or pool, selected=[s["entity_id"] for s in selected]
             )
