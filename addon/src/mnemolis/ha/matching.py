@@ -59,6 +59,14 @@ class Scorer:
     def __init__(self, query: Sequence[str]) -> None:
         self.query = [_stem(w) for w in query]
         self._memo: dict[str, list[float]] = {}
+        self._best: dict[str, float] = {}
+
+    def best(self, word: str) -> float:
+        """The word's best similarity to any question word."""
+        got = self._best.get(word)
+        if got is None:
+            got = self._best[word] = max(self.vector(word), default=0.0)
+        return got
 
     def vector(self, word: str) -> list[float]:
         """The word's similarity to each question word."""
@@ -79,10 +87,10 @@ class Scorer:
         n = len(self.query)
         if k == 0 or n == 0:
             return 0.0
-        vectors = [self.vector(w) for w in phrase]
-        bound = sum(max(v) for v in vectors) / k
+        bound = sum(self.best(w) for w in phrase) / k
         if bound <= 0.0 or bound < floor:
             return 0.0  # no word of the phrase is in the question, or too few
+        vectors = [self.vector(w) for w in phrase]
         best = 0.0
         for size in (k, k + 1):
             if size > n:

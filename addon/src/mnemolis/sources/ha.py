@@ -475,6 +475,7 @@ class _View:
         self.exposed = client.exposed_to_assist() if exposure == "assist" else None
         units = client.config.get("unit_system") or {}
         self.temp = str(units.get("temperature") or "°C")
+        self._visible: list[dict[str, Any]] | None = None
 
     def ok(self, entity_id: str) -> bool:
         """Visible in HA (not hidden or disabled) and, when chosen, exposed to Assist."""
@@ -484,8 +485,10 @@ class _View:
         return self.exposed is None or self.exposed.get(entity_id, False)
 
     def visible(self) -> list[dict[str, Any]]:
-        """Every usable state, by entity id."""
-        return [self.states[e] for e in sorted(self.states) if self.ok(e)]
+        """Every usable state, by entity id (worked out once per question)."""
+        if self._visible is None:
+            self._visible = [self.states[e] for e in sorted(self.states) if self.ok(e)]
+        return self._visible
 
     def matches(self, text: str, limit: int = 5) -> list[EntityMatch]:
         """Entities the text names, usable ones only."""
@@ -769,6 +772,8 @@ def _pool_spec(q: Question) -> tuple[str, Any] | None:
         chosen = kind
 
         def accept_kind(s: dict[str, Any]) -> bool:
+            if s["entity_id"].split(".", 1)[0] not in chosen.domains:
+                return False
             name = str((s.get("attributes") or {}).get("friendly_name") or "")
             return _kind_accept(chosen, s, name)
 
