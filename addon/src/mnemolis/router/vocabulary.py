@@ -738,6 +738,14 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         8.0,
         "outside sensor now",
     ),
+    # "what is the weather now": the weather entity's present state, beside the forecast
+    (
+        "ha",
+        r"^(?!.*\b(?:tomorrow|tonight|later|weekend|next|week|will|going to|today)\b)"
+        r".*\bweather\b.*\b(?:now|right now|currently|at the moment)\b",
+        8.0,
+        "weather now",
+    ),
     # "which switches are on", "how many fans are running", "any vacuums docked"
     (
         "ha",
