@@ -32,6 +32,7 @@ _TIME_ASIDE = re.compile(
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
+_CITED_END = re.compile(r"\[\d{1,3}(?:,[^\]]*)?\]\s*$")
 _BLOCK_START = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6}|>)\s+")
 
 
@@ -46,6 +47,9 @@ def _join_lines(text: str) -> str:
             current = [line.strip()] if line.strip() else []
         else:
             current.append(line.strip())
+        if _CITED_END.search(line):  # a cited line of a composed answer is a sentence
+            segments.append(" ".join(current))
+            current = []
         if line.lstrip().startswith("#"):  # a heading is a sentence of its own
             segments.append(" ".join(current))
             current = []

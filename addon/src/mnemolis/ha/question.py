@@ -96,6 +96,7 @@ KIND_WORDS: list[tuple[str, Kind]] = [
     ("phone", _k("phones", "device_tracker")),
     ("music", _k("media players", "media_player")),
     ("sensor", _k("sensors", "sensor binary_sensor")),
+    ("weather", _k("weather entities", "weather")),
 ]
 # Measurement words and the sensor device classes they mean.
 MEASURE_WORDS: list[tuple[str, frozenset[str]]] = [

@@ -237,6 +237,9 @@ class HASource(Source):
             ]
         if q.shape in ("value", "yesno") and not q.plural:
             pool = _narrow(view, pool, q)
+        weather = self.settings.forecast.entity_id
+        if len(pool) > 1 and weather and any(s["entity_id"] == weather for s in pool):
+            pool = [s for s in pool if s["entity_id"] == weather]  # "the weather": the one chosen
         if not pool:
             if q.measure is not None and named is not None:
                 return None
