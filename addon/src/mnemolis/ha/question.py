@@ -211,6 +211,7 @@ _ALL = re.compile(r"\b(?:all|every|everything|each|both)\b", re.I)
 # Words that say a question is about the moment, not the forecast.
 NOW_WORDS = re.compile(r"\b(?:now|right now|currently|at the moment|outside|outdoors?)\b", re.I)
 OUTSIDE = re.compile(r"\b(?:outside|outdoors?|out there|exterior|garden|backyard)\b", re.I)
+_CONTRACTED = re.compile(r"\b(what|who|where|how|which|that|it|there)'?s\b")
 _WH = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b")
 _FUZZY_MIN = 5  # words shorter than this are never taken for a misspelt kind word
 _KIND_BASES = [(w, k) for w, k in KIND_WORDS if " " not in w and len(w) >= _FUZZY_MIN]
@@ -288,6 +289,7 @@ def parse(text: str) -> Question:
     lead = text.strip()[: max(0, len(text.strip()) - len(core))]
     asks_if = bool(re.search(r"\b(?:if|whether)\b", lead, re.IGNORECASE))
     lowered = " " + core.lower().replace("\u2019", "'").rstrip(" ?!.") + " "
+    lowered = _CONTRACTED.sub(lambda m: f"{m.group(1)} is", lowered)
     predicate = phrase = None
     best = -1
     for pattern, words_, value in _PRED_RE:

@@ -236,7 +236,7 @@ class HASource(Source):
                 if _reads(s, q.measure) is not None and scope.contains(view, s)
             ]
         if q.shape in ("value", "yesno") and not q.plural:
-            pool = _narrow(view, pool, q)
+            pool = _narrow(view, pool, q, scope)
         weather = self.settings.forecast.entity_id
         if len(pool) > 1 and weather and any(s["entity_id"] == weather for s in pool):
             pool = [s for s in pool if s["entity_id"] == weather]  # "the weather": the one chosen
@@ -731,7 +731,9 @@ def _named(view: _View, q: Question, matches: list[EntityMatch]) -> EntityMatch 
     return ranked[0]
 
 
-def _narrow(view: _View, pool: list[dict[str, Any]], q: Question) -> list[dict[str, Any]]:
+def _narrow(
+    view: _View, pool: list[dict[str, Any]], q: Question, scope: _Scope
+) -> list[dict[str, Any]]:
     """Of several entities of a kind, those the question singles out by a word of their name.
 
     "the air quality in the office": of "Air Quality Home" and "Air Quality
@@ -741,7 +743,10 @@ def _narrow(view: _View, pool: list[dict[str, Any]], q: Question) -> list[dict[s
         return pool
     names = [set(words(view.name(s))) for s in pool]
     common = set.intersection(*names)
-    asked = set(words(q.text))
+    # The area, the kind and the measurement the question names single out nothing.
+    said_for_scope = {w for ws in scope.name_words for w in ws}
+    said_for_kind = set(words(f"{q.kind_word or ''} {q.measure_word or ''}"))
+    asked = set(words(q.text)) - said_for_scope - said_for_kind
     hits = [len((n - common) & asked) for n in names]
     best = max(hits)
     if best == 0:
@@ -790,7 +795,8 @@ def _pool_spec(q: Question) -> tuple[str, Any] | None:
                 return bool(measure & {"aqi", "pm25", "pm10", "air_quality"})
             return domain == "sensor" and device_class(s) in measure
 
-        return f"{q.measure_word} sensors", accept_measure
+        label = sorted(measure)[0].replace("_", " ")
+        return f"{label} sensors", accept_measure
     if pred is not None and q.shape in ("list", "count", "any", "all"):
         predicate = pred
 
