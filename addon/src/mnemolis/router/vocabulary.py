@@ -582,6 +582,13 @@ PHRASES: dict[str, dict[str, float]] = {
         "power consumption": 2.5,
         "motion detected": 2.5,
         "the alarm": 1,
+        "any motion": 2.5,
+        "motion in the": 2,
+        "anything playing": 3,
+        "how much electricity": 2.5,
+        "how much power": 2.5,
+        "how much energy": 2.5,
+        "total energy": 2.5,
     },
     "rag": {
         "my documents": 4,
@@ -726,7 +733,7 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
         r"morning|afternoon|evening|hours?|"
         r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|days?)\b)"
-        r".*\b(?:temperature|humidity|humid|warm|cold|hot|degrees)\b.*\b(?:outside|outdoors?)\b",
+        r".*\b(?:temperature|temp|humidity|humid|warm|cold|hot|degrees)\b.*\b(?:outside|outdoors?)\b",
         8.0,
         "measurement outside now",
     ),
@@ -734,7 +741,7 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         "ha",
         r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
         r"morning|afternoon|evening|hours?|days?)\b)"
-        r".*\b(?:outside|outdoor)\s+(?:temperature|humidity)\b",
+        r".*\b(?:outside|outdoor)\s+(?:temperature|temp|humidity)\b",
         8.0,
         "outside sensor now",
     ),
