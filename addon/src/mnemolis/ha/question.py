@@ -334,7 +334,7 @@ def parse(text: str) -> Question:
         else:
             shape = "yesno"
     elif re.match(r"^(?:which|list|show)\b", stripped) or re.match(
-        r"^what\s+(?:\w+\s+){0,3}(?:are|is)\s+(?:on|off|open|closed|locked|unlocked|playing)\b",
+        r"^what\s+(?:\w+\s+){0,3}(?:are|is)\s+(?:on|off|open|closed|locked|unlocked)\b",
         stripped,
     ):
         shape = "list"

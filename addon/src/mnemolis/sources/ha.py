@@ -266,7 +266,8 @@ class HASource(Source):
         word = _pred_word(pred)
         selected = [s for s in pool if holds(s, pred)]
         n, total = len(selected), len(pool)
-        names = view.grouped(selected)
+        media = bool(selected) and all(domain_of(s) == "media_player" for s in selected)
+        names = view.grouped(selected, q if media else None)  # what each one plays
         if q.shape == "all":
             if n == total:
                 every = f"both {label}" if total == 2 else f"all {total} {label}"
