@@ -124,6 +124,8 @@ def holds(state: dict[str, Any], predicate: str) -> bool | None:
             return raw == "cleaning"
         if domain == "lawn_mower":
             return raw == "mowing"
+        if domain == "alarm_control_panel":
+            return raw.startswith("armed") or raw in ("triggered", "pending", "arming")
         return None
     if predicate == "open":
         if domain in ("cover", "valve"):

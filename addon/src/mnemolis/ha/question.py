@@ -342,6 +342,8 @@ def parse(text: str) -> Question:
         shape = "any"
     elif phrase and not _WH.match(stripped) and re.search(rf"\b{re.escape(phrase)}$", stripped):
         shape = "yesno"  # "ceiling fan on?", "garage door open"
+    elif core.rstrip().endswith("?") and not _WH.match(stripped):
+        shape = "yesno"  # "holiday mode?", "motion in the backyard?"
     else:
         shape = "value"
     negated = bool(re.search(r"\b(?:not|n't|never)\b", stripped))

@@ -249,6 +249,9 @@ class HASource(Source):
         if q.measure is not None and q.predicate is None:
             facts = [view.fact(s, q) for s in pool]
             return self._reply(view, _join_facts(facts) + ".", pool)
+        domains = {domain_of(s) for s in pool}
+        if label == "devices" and len(domains) == 1:
+            label = _DOMAIN_LABELS.get(next(iter(domains)), label)
         pred = q.predicate
         if pred is not None and not any(applies(s, pred) for s in pool):
             pred = None  # "the air quality in the home": "home" is not a state of theirs
@@ -442,6 +445,18 @@ _PRED_WORDS = {
     "low": "low",
     "wet": "wet",
     "dry": "dry",
+}
+_DOMAIN_LABELS = {
+    "media_player": "media players",
+    "light": "lights",
+    "switch": "switches",
+    "lock": "locks",
+    "cover": "covers",
+    "fan": "fans",
+    "valve": "valves",
+    "vacuum": "vacuums",
+    "climate": "thermostats",
+    "binary_sensor": "sensors",
 }
 _IRREGULAR = {"switches": "switch", "batteries": "battery", "people": "person"}
 
