@@ -109,6 +109,7 @@ MEASURE_WORDS: list[tuple[str, frozenset[str]]] = [
     ("light level", frozenset({"illuminance"})),
     ("temperature", frozenset({"temperature"})),
     ("temp", frozenset({"temperature"})),
+    ("thermometer", frozenset({"temperature"})),
     ("degrees", frozenset({"temperature"})),
     ("warm", frozenset({"temperature"})),
     ("hot", frozenset({"temperature"})),
@@ -212,7 +213,9 @@ _ALL = re.compile(r"\b(?:all|every|everything|each|both)\b", re.I)
 NOW_WORDS = re.compile(r"\b(?:now|right now|currently|at the moment|outside|outdoors?)\b", re.I)
 OUTSIDE = re.compile(r"\b(?:outside|outdoors?|out there|exterior|garden|backyard)\b", re.I)
 _CONTRACTED = re.compile(r"\b(what|who|where|how|which|that|it|there)'?s\b")
-_WH = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b")
+_WH = re.compile(
+    r"^(?:(?:at|in|on|to|for|from|of|by)\s+)?(?:what|which|who|whom|whose|when|where|why|how)\b"
+)
 _FUZZY_MIN = 5  # words shorter than this are never taken for a misspelt kind word
 _KIND_BASES = [(w, k) for w, k in KIND_WORDS if " " not in w and len(w) >= _FUZZY_MIN]
 _MEASURE_BASES = [(w, c) for w, c in MEASURE_WORDS if " " not in w and len(w) >= _FUZZY_MIN]
@@ -324,6 +327,14 @@ def parse(text: str) -> Question:
         if measure is None and fuzzy_measure is not None:
             measure_word, measure = fuzzy_measure
     stripped = lowered.strip()
+    if phrase == "set":
+        # "has the sun set" / "is the alarm set"; "set to 21" is a setpoint, not a state.
+        if re.search(r"\bset (?:to|at)\b", stripped):
+            predicate = phrase = None
+        elif kind is not None and "alarm_control_panel" in kind.domains:
+            predicate = "armed"
+        elif "sun" not in stripped.split():
+            predicate = phrase = None
     if _COUNT.search(stripped):
         shape: Shape = "count"
     elif _YESNO.match(stripped) or asks_if:
@@ -352,7 +363,11 @@ def parse(text: str) -> Question:
 
         predicate = OPPOSITE.get(predicate, predicate)
     focus = ""
-    if re.search(r"\b(?:set to|set at|target|setpoint|set point|thermostat set)\b", stripped):
+    if re.search(
+        r"\b(?:set to|set at|set for|target|setpoint|set point|thermostat set|keep|should)\b|"
+        r"\bset$",
+        stripped,
+    ):
         focus = "target"
     elif re.search(r"\bmode\b", stripped):
         focus = "mode"
@@ -360,14 +375,6 @@ def parse(text: str) -> Question:
         focus = "brightness"
     elif measure is not None:
         focus = "current"
-    if phrase == "set":
-        # "has the sun set" / "is the alarm set"; "set to 21" is a setpoint, not a state.
-        if re.search(r"\bset (?:to|at)\b", stripped):
-            predicate = phrase = None
-        elif kind is not None and "alarm_control_panel" in kind.domains:
-            predicate = "armed"
-        elif "sun" not in stripped.split():
-            predicate = phrase = None
     return Question(
         text=core,
         lowered=stripped,

@@ -126,7 +126,9 @@ class HASource(Source):
         matches = view.matches(q.without_predicate(), limit=8)
         named = _named(view, q, matches)
         answer: SourceAnswer | None = None
-        if named is None or q.shape in ("count", "list", "any", "all"):
+        # "which humidity is the dehumidifier set to" names one thing; "which lights" many.
+        listing = q.shape in ("count", "any", "all") or (q.shape == "list" and q.plural)
+        if named is None or listing:
             answer = self._group(view, q, matches, named)
         if answer is None:
             answer = self._single(view, q, matches, named)
@@ -554,7 +556,7 @@ class _View:
     def fact(self, state: dict[str, Any], q: Question | None = None) -> str:
         """ "Kitchen Window is open at 70 %"."""
         name = self.name(state)
-        if q is not None and q.measure is not None:
+        if q is not None and q.measure is not None and q.focus != "target":
             attr = _reads(state, q.measure)
             if attr == "battery_level" or (attr and domain_of(state) != "climate"):
                 value = (state.get("attributes") or {})[attr]
