@@ -48,7 +48,7 @@ from tests.server.hass_fixture import HassCore, launch, launch_demo  # noqa: E40
 
 DATA = Path(__file__).resolve().parent / "home" / "questions.yaml"
 TARGET = 0.95  # the issue's goal, printed beside the measured figure
-DEFAULT_THRESHOLD = 0.85
+DEFAULT_THRESHOLD = 0.90  # what the held-out half honestly reaches, with a small margin
 _ID = re.compile(r"\b[a-z_]+\.[a-z0-9_]{3,}\b")
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
 _WORDS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
@@ -611,6 +611,15 @@ def _score(vs: list[Verdict], attr: str = "ok") -> str:
     return f"{sum(getattr(v, attr) for v in vs) / len(vs):.2f}"
 
 
+def _weak_domains(verdicts: list[Verdict]) -> list[tuple[str, float]]:
+    groups: dict[str, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        if v.case.split == "held":
+            groups[v.case.domain].append(v)
+    scores = {d: sum(v.ok for v in vs) / len(vs) for d, vs in groups.items()}
+    return sorted((d, s) for d, s in scores.items() if s < 0.85)
+
+
 def table(title: str, key: str, verdicts: list[Verdict]) -> None:
     """Markdown table: per group, tuned and held-out, result/spoken/both."""
     groups: dict[str, list[Verdict]] = defaultdict(list)
@@ -678,6 +687,11 @@ def main() -> int:
         )
         if held and sum(v.ok for v in held) / len(held) < args.threshold:
             failed = True
+    weak = _weak_domains(verdicts)
+    print(
+        "\ndomains below 0.85 on the held-out half (issue target: none): "
+        + (", ".join(f"{d} {v:.2f}" for d, v in weak) or "none")
+    )
     table("per domain (both homes)", "domain", verdicts)
     table("per phrasing style (both homes)", "style", verdicts)
     if args.failures != "none":

@@ -44,8 +44,12 @@ async def wait_until(check: Callable[[], bool], timeout: float = 15.0) -> None:
 async def fixture_home(
     hass_core: HassCore, make_client: Callable[..., Any]
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """A server on the fixture home (answer cache off for ha), lights off, doors closed."""
-    for helper in ("kitchen_ceiling_power", "garage_door_contact", "front_door_contact"):
+    """A server on the fixture home (answer cache off for ha), lights off, doors closed.
+
+    The session's HA is shared with other test files: what a test switched is put back.
+    """
+    helpers = ("kitchen_ceiling_power", "garage_door_contact", "front_door_contact")
+    for helper in helpers:
         await asyncio.to_thread(hass_core.turn_off, f"input_boolean.{helper}")
     client = await make_client(
         ha={"url": hass_core.url, "token": hass_core.token}, cache={"ttl": {"ha": 0}}
@@ -54,6 +58,8 @@ async def fixture_home(
     await wait_state(core, "binary_sensor.garage_door", "off")
     await wait_state(core, "light.kitchen_ceiling", "off")
     yield client, core
+    for helper in helpers:
+        await asyncio.to_thread(hass_core.turn_off, f"input_boolean.{helper}")
 
 
 async def test_garage_door_is_never_answered_by_a_helper_named_after_it(
