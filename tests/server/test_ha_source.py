@@ -125,7 +125,7 @@ async def test_who_is_home(ha: HASource, hass_core: HassCore) -> None:
     await wait_for(state_is(ha, "person.alice", "home"))
     answer = await ha.query("Who is home?", ctx())
     assert answer.answer.startswith("Alice is home.")
-    assert "Away: Bob (away)." in answer.answer
+    assert "Away: Bob." in answer.answer
     assert {e.ref for e in answer.evidence} >= {"person.alice", "person.bob"}
 
 

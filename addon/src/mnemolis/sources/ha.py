@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import SourceError, SourceNotConfigured
 from ..ha import ClientHold, HAClient, ha_configured
 from ..ha.describe import BINARY_WORDS, ago, parse_time, state_word, when
-from ..ha.facts import applies, device_class, domain_of, holds, state_phrase
+from ..ha.facts import applies, device_class, domain_of, holds, said, state_phrase
 from ..ha.matching import EntityMatch, words
 from ..ha.question import OUTSIDE, Kind, Question, parse
 from ..models import Evidence, SourceAnswer
@@ -174,7 +174,7 @@ class HASource(Source):
         asks_any = bool(re.search(r"\b(?:any|some)(?:one|body)\b", lowered))
         asks_away = bool(re.search(r"\b(?:away|out|not home)\b", lowered))
         if asks_away:
-            names = [f"{client.friendly_name(s['entity_id'])} ({view.phrase(s)})" for s in away]
+            names = [_away(view, s) for s in away]
             text = (
                 f"Away: {and_list(names)}."
                 if away
@@ -185,13 +185,11 @@ class HASource(Source):
         elif home:
             text = ("Yes, " if asks_any else "") + f"{and_list(home_names)} {_be(home_names)} home."
             if away:
-                names = [f"{client.friendly_name(s['entity_id'])} ({view.phrase(s)})" for s in away]
-                text += f" Away: {and_list(names)}."
+                text += f" Away: {and_list([_away(view, s) for s in away])}."
         else:
             text = ("No, nobody" if asks_any else "Nobody") + " is home."
             if away:
-                names = [f"{client.friendly_name(s['entity_id'])} ({view.phrase(s)})" for s in away]
-                text += f" Away: {and_list(names)}."
+                text += f" Away: {and_list([_away(view, s) for s in away])}."
         return self._reply(view, text, people, home=home_names)
 
     def _sun(self, view: _View, q: Question) -> SourceAnswer:
@@ -577,8 +575,9 @@ class _View:
         by_area: dict[str | None, list[str]] = {}
         for s in states:
             name = self.name(s)
-            if q is not None:
-                name = f"{name} ({self.phrase(s, q)})"
+            phrase = self.phrase(s, q) if q is not None else ""
+            if phrase and phrase != said(str(s.get("state", ""))):
+                name = f"{name} ({phrase})"  # only when it says more than the state
             by_area.setdefault(self.client.area_of(s["entity_id"]), []).append(name)
         if len(by_area) <= 1:
             return and_list([n for names in by_area.values() for n in names])
@@ -603,6 +602,13 @@ class _View:
         ]
         seen = {self.name(p) for p in known}
         return known + [t for t in trackers if self.name(t) not in seen]
+
+
+def _away(view: _View, state: dict[str, Any]) -> str:
+    """ "Bob", or "Bob (at Work)" when a zone says where."""
+    name = view.name(state)
+    phrase = view.phrase(state)
+    return name if phrase == "away" else f"{name} ({phrase})"
 
 
 def and_list(items: list[str]) -> str:
