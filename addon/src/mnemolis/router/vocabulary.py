@@ -589,6 +589,16 @@ PHRASES: dict[str, dict[str, float]] = {
         "how much power": 2.5,
         "how much energy": 2.5,
         "total energy": 2.5,
+        # Indoors is the home's sensors, not the forecast.
+        "temperature at home": 5,
+        "temperature in the house": 5,
+        "temperature inside": 5,
+        "inside temperature": 5,
+        "indoor temperature": 5,
+        "warm is the house": 5,
+        "cold is the house": 5,
+        "warm is it inside": 5,
+        "cold is it inside": 5,
     },
     "rag": {
         "my documents": 4,
