@@ -228,6 +228,8 @@ class HASource(Source):
         pool = [s for s in view.visible() if accept(s) and scope.contains(view, s)]
         if q.measure is not None and scope.outside:
             pool = _outside(view, pool, q)
+        elif q.measure is not None and _INSIDE.search(q.lowered):
+            pool = [s for s in pool if not _is_outside(view, s)] or pool
         if not pool and q.measure is not None and q.kind is None:
             # No sensor for it here: the thermostat's (or humidifier's) own reading.
             pool = [
@@ -417,6 +419,7 @@ _SUN = re.compile(
     r"\bsun\b|\bsunset\b|\bsunrise\b|\bsundown\b|\bdark outside\b|\bdaylight\b", re.IGNORECASE
 )
 MAX_EVIDENCE = 12
+_INSIDE = re.compile(r"\b(?:inside|indoors?|in the house|at home|in here)\b")
 _OUTSIDE_WORDS = frozenset(
     {"outdoor", "outdoors", "outside", "exterior", "garden", "backyard", "yard", "patio",
      "balcony", "terrace", "porch", "street", "roof"}
@@ -837,15 +840,18 @@ _LISTABLE = frozenset(
 )  # fmt: skip
 
 
+def _is_outside(view: _View, state: dict[str, Any]) -> bool:
+    """Named or placed outside ("Outdoor Temperature", the Garden area)."""
+    client = view.client
+    return bool(
+        _OUTSIDE_WORDS & set(words(client.friendly_name(state["entity_id"])))
+        or _OUTSIDE_WORDS & set(words(client.area_of(state["entity_id"]) or ""))
+    )
+
+
 def _outside(view: _View, pool: list[dict[str, Any]], q: Question) -> list[dict[str, Any]]:
     """Measurements outside: sensors named or placed outside, else the weather entity."""
-    client = view.client
-    out = [
-        s
-        for s in pool
-        if _OUTSIDE_WORDS & set(words(client.friendly_name(s["entity_id"])))
-        or _OUTSIDE_WORDS & set(words(client.area_of(s["entity_id"]) or ""))
-    ]
+    out = [s for s in pool if _is_outside(view, s)]
     if out:
         return out
     key = "temperature" if q.measure and "temperature" in q.measure else "humidity"
