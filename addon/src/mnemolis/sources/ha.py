@@ -419,7 +419,7 @@ _SUN = re.compile(
     r"\bsun\b|\bsunset\b|\bsunrise\b|\bsundown\b|\bdark outside\b|\bdaylight\b", re.IGNORECASE
 )
 MAX_EVIDENCE = 12
-_INSIDE = re.compile(r"\b(?:inside|indoors?|in the house|at home|in here)\b")
+_INSIDE = re.compile(r"\b(?:inside|indoors?|the house|at home|in here)\b")
 _OUTSIDE_WORDS = frozenset(
     {"outdoor", "outdoors", "outside", "exterior", "garden", "backyard", "yard", "patio",
      "balcony", "terrace", "porch", "street", "roof"}
