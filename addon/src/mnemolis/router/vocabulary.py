@@ -323,7 +323,7 @@ WORDS: dict[str, dict[str, float]] = {
         "movement": 2,
         "fans": 1.5,
         "vacuums": 2,
-        "docked": 2,
+        "docked": 1.5,
         "humidifier": 2.5,
         "dehumidifier": 2.5,
         "hvac": 2.5,
