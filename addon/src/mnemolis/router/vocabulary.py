@@ -743,7 +743,7 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
         r"morning|afternoon|evening|hours?|"
         r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|days?)\b)"
-        r".*\b(?:temperature|temp|humidity|humid|warm|cold|hot|degrees)\b.*\b(?:outside|outdoors?)\b",
+        r".*\b(?:temp\w*|humid\w*|humd\w*|warm|cold|hot|degrees)\b.*\b(?:outside|outdoors?)\b",
         8.0,
         "measurement outside now",
     ),
@@ -751,7 +751,7 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         "ha",
         r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
         r"morning|afternoon|evening|hours?|days?)\b)"
-        r".*\b(?:outside|outdoor)\s+(?:temperature|temp|humidity)\b",
+        r".*\b(?:outside|outdoor)\s+(?:temp\w*|humid\w*|humd\w*)\b",
         8.0,
         "outside sensor now",
     ),
