@@ -221,7 +221,11 @@ def _has_value(text: str, value: Any) -> bool:
     try:
         want = float(value)
     except (TypeError, ValueError):
-        return str(value).lower().replace("_", " ") in text.lower()
+        # "armed_away" is said "armed (away)": compare the words, not the punctuation.
+        def plain(x: str) -> str:
+            return " " + re.sub(r"[^a-z0-9]+", " ", x.lower()).strip() + " "
+
+        return plain(str(value)) in plain(text)
     return any(abs(n - want) < 0.051 for n in _numbers(text))
 
 
@@ -539,12 +543,18 @@ def set_scene(core: HassCore, home: str) -> None:
     core.set_state(tracker, "home", {**attrs, "source_type": "gps"})
 
 
-async def settle(mn: Mnemolis, core: HassCore, timeout: float = 10.0) -> None:
-    """Wait until Mnemolis' live cache shows what HA's REST API shows."""
+TRANSITIONAL = frozenset({"arming", "pending", "opening", "closing", "locking", "unlocking"})
+
+
+async def settle(mn: Mnemolis, core: HassCore, timeout: float = 30.0) -> None:
+    """Wait until devices finish moving (an alarm arming) and Mnemolis' cache shows HA's."""
     client = mn.services.get("ha")
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         truth = await asyncio.to_thread(rest_states, core)
+        if any(s["state"] in TRANSITIONAL for s in truth.values()):
+            await asyncio.sleep(0.5)
+            continue
         cache = getattr(client, "states", {})
         if all(cache.get(e, {}).get("state") == s["state"] for e, s in truth.items()):
             await asyncio.sleep(0.3)
