@@ -226,7 +226,7 @@ async def test_ask_home_assistant_about_an_entity(
     # The full answer names the entity and its state.
     hass.config_entries.async_update_entry(entry, options={CONF_RESPONSE_LENGTH: "full"})
     speech = await _ask(hass, "Is the garage door open?")
-    assert speech.startswith("Yes."), speech
+    assert speech.startswith("Yes,"), speech
     assert "Garage Door is open" in speech
 
     # The answer follows the live state: close the door and ask again.
@@ -242,7 +242,7 @@ async def test_ask_home_assistant_about_an_entity(
                 f"{real_server.url}/search",
                 json={"query": "Is the garage door open?", "source": "ha"},
             ) as resp:
-                return (await resp.json())["result"].startswith("No.")
+                return (await resp.json())["result"].startswith("No,")
 
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 20
@@ -251,7 +251,7 @@ async def test_ask_home_assistant_about_an_entity(
             await asyncio.sleep(0.2)
 
     speech = await _ask(hass, "Is the garage door open?")
-    assert speech.startswith("No."), speech
+    assert speech.startswith("No,"), speech
     assert "closed" in speech
 
     # The same question through an Assist pipeline, as the frontend runs it.

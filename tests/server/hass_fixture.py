@@ -596,3 +596,113 @@ def hass_core(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HassCore]:
     yield core
     core.stop()
     shutil.rmtree(config_dir / "deps", ignore_errors=True)
+
+
+# --- Home Assistant's own demo home (bench/eval/eval_home.py) -------------------------
+
+
+def demo_configuration(port: int, config_dir: Path) -> dict[str, Any]:
+    """configuration.yaml for HA's `demo:` home, two people following its trackers."""
+    return {
+        "homeassistant": {
+            "name": "Demo Home",
+            "latitude": 52.3731,
+            "longitude": 4.8922,
+            "elevation": 2,
+            "unit_system": "metric",
+            "time_zone": TIME_ZONE,
+            "country": "NL",
+            "currency": "EUR",
+            "language": "en",
+        },
+        "http": {"server_host": "127.0.0.1", "server_port": port},
+        "api": {},
+        "websocket_api": {},
+        "config": {},
+        "history": {},
+        "logbook": {},
+        "recorder": {
+            "db_url": f"sqlite:///{config_dir / 'home-assistant_v2.db'}",
+            "commit_interval": 0,
+        },
+        "demo": {},
+        "input_text": {"shopping_note": {"name": "Shopping note", "initial": "milk and eggs"}},
+        "input_boolean": {"holiday_mode": {"name": "Holiday mode", "initial": False}},
+        "input_select": {
+            "who_cooks": {"name": "Cook today", "options": ["Paulus", "Anne Therese"],
+                          "initial": "Anne Therese"}
+        },
+        "input_number": {
+            "noise_allowance": {"name": "Allowed Noise", "min": 0, "max": 10, "initial": 2,
+                                "unit_of_measurement": "dB"}
+        },
+        "input_datetime": {
+            "alarm_clock": {"name": "Alarm clock", "has_date": False, "has_time": True,
+                            "initial": "06:45"}
+        },
+    }  # fmt: skip
+
+
+# Areas a user of the demo home would make, and the entities they would put in them
+# (entity ids that do not exist in this HA version are skipped).
+DEMO_AREAS: dict[str, list[str]] = {
+    "Living Room": [
+        "light.living_room_rgbww_lights",
+        "media_player.living_room",
+        "cover.living_room_window",
+        "climate.ecobee",
+    ],
+    "Kitchen": ["light.kitchen_lights", "cover.kitchen_window", "lock.kitchen_door"],
+    "Hallway": ["cover.hall_window", "lock.front_door", "light.entrance_color_white_lights"],
+    "Bedroom": ["media_player.bedroom", "climate.hvac", "fan.ceiling_fan"],
+    "Basement": ["binary_sensor.basement_floor_wet", "water_heater.demo_water_heater"],
+    "Garage": ["cover.garage_door"],
+}
+
+
+def populate_demo(core: HassCore) -> dict[str, str]:
+    """Create the demo home's areas and put some entities in them, as a user would."""
+    existing = {
+        a["name"].lower(): a["area_id"]
+        for a in core.ws_command({"type": "config/area_registry/list"})
+    }
+    ids: dict[str, str] = {}
+    for name in DEMO_AREAS:
+        if name.lower() in existing:
+            ids[name] = existing[name.lower()]
+        else:
+            ids[name] = core.ws_command({"type": "config/area_registry/create", "name": name})[
+                "area_id"
+            ]
+    registered = {e["entity_id"] for e in core.ws_command({"type": "config/entity_registry/list"})}
+    updates = [
+        {"type": "config/entity_registry/update", "entity_id": eid, "area_id": ids[name]}
+        for name, eids in DEMO_AREAS.items()
+        for eid in eids
+        if eid in registered
+    ]
+    if updates:
+        core.ws_commands(updates)
+    return ids
+
+
+def launch_demo(config_dir: Path) -> HassCore:
+    """Start HA with the `demo:` home on a free port, onboard it and assign areas."""
+    from .conftest import free_port
+
+    binary = hass_bin()
+    if not binary.exists():
+        raise RuntimeError(f"{binary} missing: run `make venv` or set MNEMOLIS_HA_VENV")
+    port = free_port()
+    (config_dir / "configuration.yaml").write_text(
+        json.dumps(demo_configuration(port, config_dir), indent=1), encoding="utf-8"
+    )
+    core = HassCore(config_dir, port, binary)
+    core.start()
+    try:
+        core.onboard()
+        populate_demo(core)
+    except BaseException:
+        core.stop()
+        raise
+    return core

@@ -54,7 +54,7 @@ async def test_search_with_source_ha(make_client: Callable[..., Any], hass_core:
     }
     assert body["source_used"] == "ha"
     assert body["fallback"] is False
-    assert body["result"].startswith("Yes. Garage Door is open")
+    assert body["result"].startswith("Yes, Garage Door is open")
     assert body["sources"][0]["name"] == "ha"
     assert body["sources"][0]["status"] == "ok"
     assert isinstance(body["sources"][0]["ms"], int | float)
@@ -206,8 +206,8 @@ async def test_reconnect_after_home_assistant_restart(
     )
     assert run.status == "ok"
     assert answer is not None
-    word = "Yes." if target == "on" else "No."
-    assert answer.answer.startswith(f"{word} Reading Lamp (Living Room) is {target}")
+    word = "Yes," if target == "on" else "No,"
+    assert answer.answer.startswith(f"{word} Reading Lamp is {target}")
 
 
 async def test_query_while_home_assistant_is_down_is_unreachable(
@@ -245,7 +245,7 @@ async def test_cli_ask_with_source_ha(hass_core: HassCore, tmp_path: Path) -> No
         subprocess.run, cmd, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("At home: Alice")
+    assert done.stdout.startswith("Alice is home")
     assert "source: ha" in done.stdout
     assert "[ha] Alice" in done.stdout
     assert hass_core.token not in done.stdout + done.stderr

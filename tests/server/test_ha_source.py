@@ -52,8 +52,7 @@ async def test_is_the_garage_door_open(ha: HASource, hass_core: HassCore) -> Non
     hass_core.turn_on("input_boolean.garage_door_contact")
     await wait_for(state_is(ha, "binary_sensor.garage_door", "on"))
     answer = await ha.query("Is the garage door open?", ctx())
-    assert answer.answer.startswith("Yes.")
-    assert "Garage Door is open (since today at" in answer.answer
+    assert answer.answer.startswith("Yes, Garage Door is open (since today at")
     top = answer.evidence[0]
     assert (top.title, top.ref) == ("Garage Door", "binary_sensor.garage_door")
     assert top.timestamp == ha.client.states["binary_sensor.garage_door"]["last_changed"]
@@ -61,8 +60,7 @@ async def test_is_the_garage_door_open(ha: HASource, hass_core: HassCore) -> Non
     hass_core.turn_off("input_boolean.garage_door_contact")
     await wait_for(state_is(ha, "binary_sensor.garage_door", "off"))
     answer = await ha.query("is the garage door open", ctx())
-    assert answer.answer.startswith("No.")
-    assert "is closed" in answer.answer
+    assert answer.answer.startswith("No, Garage Door is closed")
 
 
 async def test_temperature_with_unit_by_name_alias_and_area_alias(
@@ -117,7 +115,7 @@ async def test_which_lights_are_on_in_the_kitchen(ha: HASource, hass_core: HassC
     hass_core.turn_off("input_boolean.kitchen_ceiling_power")
     await wait_for(state_is(ha, "light.kitchen_ceiling", "off"))
     answer = await ha.query("are any lights on in the kitchen", ctx())
-    assert answer.answer.startswith("No lights in the Kitchen are on")
+    assert answer.answer.startswith("No, none of the 2 lights in the Kitchen are on.")
 
 
 async def test_who_is_home(ha: HASource, hass_core: HassCore) -> None:
@@ -126,8 +124,8 @@ async def test_who_is_home(ha: HASource, hass_core: HassCore) -> None:
     await wait_for(state_is(ha, "person.bob", "not_home"))
     await wait_for(state_is(ha, "person.alice", "home"))
     answer = await ha.query("Who is home?", ctx())
-    assert answer.answer.startswith("At home: Alice.")
-    assert "Away: Bob (away since today at" in answer.answer
+    assert answer.answer.startswith("Alice is home.")
+    assert "Away: Bob." in answer.answer
     assert {e.ref for e in answer.evidence} >= {"person.alice", "person.bob"}
 
 
@@ -257,7 +255,7 @@ async def test_lights_by_floor(ha: HASource, hass_core: HassCore) -> None:
     await wait_for(state_is(ha, "light.bedside_lamp", "on"))
     await wait_for(state_is(ha, "light.reading_lamp", "on"))
     upstairs = await ha.query("Which lights are on upstairs?", ctx())
-    assert upstairs.answer.startswith("1 of 1 lights upstairs is on: Bedside Lamp.")
+    assert upstairs.answer.startswith("The one light upstairs is on: Bedside Lamp.")
     downstairs = await ha.query("are any lights on downstairs", ctx())
     assert "lights on the Ground Floor" in downstairs.answer
     assert "Reading Lamp" in downstairs.answer
@@ -272,7 +270,7 @@ async def test_how_long_has_it_been_open(ha: HASource, hass_core: HassCore) -> N
     hass_core.turn_on("input_boolean.garage_door_contact")
     await wait_for(state_is(ha, "binary_sensor.garage_door", "on"))
     answer = await ha.query("How long has the garage door been open?", ctx())
-    assert answer.answer.startswith("Garage Door has just become open. Garage Door is open")
+    assert answer.answer == "Garage Door has just become open."
     later = QueryContext(now=datetime.now(UTC) + timedelta(minutes=75))
     answer = await ha.query("How long has the garage door been open?", later)
     assert answer.answer.startswith("Garage Door has been open for 1 hour.")

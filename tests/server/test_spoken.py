@@ -26,6 +26,13 @@ from mnemolis.spoken import spoken_form
         # Both citation forms (model "[1]", extractive "[1, web]") are dropped.
         ("Yes. Garage Door is open [1, ha]. Closed at 09:12 [2].", "Yes. Garage Door is open."),
         ("Read `list_rag` in [the docs](https://x.example/docs).", "Read list_rag in the docs."),
+        # When a state began is for reading, not for hearing (unless asked when).
+        ("Yes, Garage Door is open (since today at 08:07).", "Yes, Garage Door is open."),
+        # Each cited line of a composed answer is a sentence of its own.
+        (
+            "Weather is rainy, -2 °C (since today at 12:05) [1, ha]\nToday: snow [2, forecast]",
+            "Weather is rainy, -2 °C. Today: snow.",
+        ),
         ("", ""),
     ],
 )

@@ -32,6 +32,9 @@ class HASettings(_Section):
     url: str | None = None
     token: SecretStr | None = None
     allow_writes: bool = False
+    # "all": every entity HA shows (not hidden or disabled); "assist": only those
+    # exposed to Assist in HA (Settings → Voice assistants → Expose).
+    exposure: Literal["all", "assist"] = "all"
 
 
 class ForecastSettings(_Section):

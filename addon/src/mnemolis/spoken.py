@@ -24,9 +24,15 @@ _SEE_URL = re.compile(
 _MD_MARK = re.compile(r"(\*\*|__|~~|`+|^#{1,6}\s*|^\s*>\s?|^\s*(?:[-*+•]|\d+[.)])\s+)", re.M)
 # Both the model's "[1]" and the router's extractive "[1, web]" markers.
 _CITE = re.compile(r"\s*\[\d{1,3}(?:,[^\]]*)?\]")
+# "(since today at 08:07)": when a state began is for reading, not for a voice
+# (a question asking when gets the time in the sentence itself, not in brackets).
+_TIME_ASIDE = re.compile(
+    r"\s*\((?:since|as of|last (?:changed|updated)|updated)\b[^()]*\)", re.IGNORECASE
+)
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
+_CITED_END = re.compile(r"\[\d{1,3}(?:,[^\]]*)?\]\s*$")
 _BLOCK_START = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6}|>)\s+")
 
 
@@ -41,6 +47,9 @@ def _join_lines(text: str) -> str:
             current = [line.strip()] if line.strip() else []
         else:
             current.append(line.strip())
+        if _CITED_END.search(line):  # a cited line of a composed answer is a sentence
+            segments.append(" ".join(current))
+            current = []
         if line.lstrip().startswith("#"):  # a heading is a sentence of its own
             segments.append(" ".join(current))
             current = []
@@ -69,7 +78,7 @@ def plain_text(text: str) -> str:
 @functools.lru_cache(maxsize=512)  # voice assistants ask the same few things over and over
 def spoken_form(text: str, max_sentences: int = 2, max_chars: int = MAX_SPOKEN_CHARS) -> str:
     """Plain text, its first sentences, cut at a word boundary when too long."""
-    plain = plain_text(text)
+    plain = plain_text(_TIME_ASIDE.sub("", text))
     if not plain:
         return ""
     sentences = [s for s in SENTENCE.split(plain) if s.strip(" .")]

@@ -7,6 +7,7 @@ import contextlib
 import json
 import logging
 import random
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -140,6 +141,11 @@ class HAClient:
         self._stopping = False
         self._fresh_states = False
         self._candidates: CandidateIndex | None = None
+        self._exposure: dict[str, bool] | None = None
+        self._exposure_at = 0.0
+        self._exposure_task: asyncio.Task[None] | None = None
+        # Seconds the Assist exposure list is trusted before it is read again.
+        self.exposure_ttl = 30.0
         self._registry_reload: asyncio.Task[None] | None = None
         self._refs = 0
 
@@ -172,7 +178,7 @@ class HAClient:
         task, self._task = self._task, None
         if self._ws is not None:
             await self._ws.close()
-        for extra in (task, self._registry_reload):
+        for extra in (task, self._registry_reload, self._exposure_task):
             if extra is not None:
                 extra.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -499,6 +505,8 @@ class HAClient:
             for entity_id, entry in (part or {}).items():
                 if isinstance(entry, dict) and entity_id in by_id:
                     by_id[entity_id]["aliases"] = list(entry.get("aliases") or [])
+        self._exposure = await self._load_exposure()
+        self._exposure_at = time.monotonic()
         self.registries = Registries(
             areas={a["area_id"]: a for a in areas or [] if isinstance(a, dict)},
             devices={d["id"]: d for d in devices or [] if isinstance(d, dict)},
@@ -506,6 +514,40 @@ class HAClient:
             floors={f["floor_id"]: f for f in floors or [] if isinstance(f, dict)},
         )
         self._candidates = None
+
+    async def _load_exposure(self) -> dict[str, bool] | None:
+        """Which entities the user exposed to Assist; None if HA does not say (non-admin)."""
+        try:
+            reply = await self._send({"type": "homeassistant/expose_entity/list"})
+        except SourceError as err:
+            _LOGGER.debug("exposure settings unavailable: %s", err)
+            return None
+        listed = (reply or {}).get("exposed_entities") if isinstance(reply, dict) else None
+        if not isinstance(listed, dict):
+            return None
+        return {
+            str(eid): bool(opts.get("conversation"))
+            for eid, opts in listed.items()
+            if isinstance(opts, dict) and "conversation" in opts
+        }
+
+    def exposed_to_assist(self) -> dict[str, bool] | None:
+        """Entities HA lists as exposed to Assist (conversation); None when HA does not say.
+
+        HA lists the entities it exposes (by its defaults or the user's choice);
+        an entity it does not list is not exposed to Assist.
+        """
+        stale = time.monotonic() - self._exposure_at > self.exposure_ttl
+        if stale and self.connected and (self._exposure_task is None or self._exposure_task.done()):
+            # HA sends no event when exposure changes: re-read it now and then.
+            self._exposure_task = asyncio.create_task(self._refresh_exposure())
+        if not self._exposure:
+            return None
+        return self._exposure
+
+    async def _refresh_exposure(self) -> None:
+        self._exposure_at = time.monotonic()
+        self._exposure = await self._load_exposure()
 
     # --- names, areas, matching ----------------------------------------------
 

@@ -37,6 +37,27 @@ BINARY_WORDS: dict[str, tuple[str, str]] = {
     "update": ("update available", "up to date"),
 }
 STATE_WORDS = {"not_home": "away", "unavailable": "unavailable", "unknown": "unknown"}
+# States HA writes with underscores, said the way a person says them.
+SAID = {
+    "above_horizon": "up",
+    "below_horizon": "down",
+    "armed_away": "armed (away)",
+    "armed_home": "armed (home)",
+    "armed_night": "armed (night)",
+    "armed_vacation": "armed (vacation)",
+    "armed_custom_bypass": "armed (custom bypass)",
+    "heat_cool": "heat/cool",
+    "fan_only": "fan only",
+    "not_home": "away",
+    "partlycloudy": "partly cloudy",
+    "clear-night": "clear",
+    "lightning-rainy": "stormy with rain",
+    "snowy-rainy": "sleet",
+    "windy-variant": "windy and cloudy",
+    "heat_pump": "heat pump",
+    "high_demand": "high demand",
+    "returning": "returning to the dock",
+}
 
 
 def state_word(state: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from rapidfuzz import fuzz, process
 MatchedOn = Literal["name", "alias", "area", "entity_id"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Words this short only match with the same first letter and at most one typo.
 _SHORT = 4
 # Below this two longer words are different words ("entrance" is not "dance").
@@ -58,6 +59,14 @@ class Scorer:
     def __init__(self, query: Sequence[str]) -> None:
         self.query = [_stem(w) for w in query]
         self._memo: dict[str, list[float]] = {}
+        self._best: dict[str, float] = {}
+
+    def best(self, word: str) -> float:
+        """The word's best similarity to any question word."""
+        got = self._best.get(word)
+        if got is None:
+            got = self._best[word] = max(self.vector(word), default=0.0)
+        return got
 
     def vector(self, word: str) -> list[float]:
         """The word's similarity to each question word."""
@@ -68,15 +77,20 @@ class Scorer:
             self._memo[word] = got
         return got
 
-    def phrase(self, phrase: Sequence[str]) -> float:
-        """How well the phrase occurs in the question, on word boundaries (0..100)."""
+    def phrase(self, phrase: Sequence[str], floor: float = 0.0) -> float:
+        """How well the phrase occurs in the question, on word boundaries (0..100).
+
+        A phrase that cannot beat ``floor`` even with every word at its best
+        scores 0 without scanning the question's windows.
+        """
         k = len(phrase)
         n = len(self.query)
         if k == 0 or n == 0:
             return 0.0
+        bound = sum(self.best(w) for w in phrase) / k
+        if bound <= 0.0 or bound < floor:
+            return 0.0  # no word of the phrase is in the question, or too few
         vectors = [self.vector(w) for w in phrase]
-        if not any(max(v) for v in vectors):
-            return 0.0  # no word of the phrase is in the question at all
         best = 0.0
         for size in (k, k + 1):
             if size > n:
@@ -125,6 +139,9 @@ class Candidate:
     def __post_init__(self) -> None:
         name_words = words(self.name)
         self.phrases = [(name_words, "name")]
+        split = words(_CAMEL.sub(" ", self.name))
+        if split != name_words:
+            self.phrases.append((split, "name"))  # "HeatPump" is also "heat pump"
         if self.area:
             area_words = words(self.area)
             if area_words and not set(area_words) <= set(name_words):
@@ -150,17 +167,20 @@ class AreaMatch:
     score: float
 
 
-def best_match(candidate: Candidate, scorer: Scorer, text: str) -> EntityMatch | None:
+def best_match(
+    candidate: Candidate, scorer: Scorer, text: str, min_score: float = 0.0
+) -> EntityMatch | None:
     """The strongest way the question names this candidate, or None."""
     best: tuple[float, MatchedOn] = (0.0, "name")
     if candidate.entity_id in text:
         best = (100.0, "entity_id")
     else:
         for phrase, how in candidate.phrases:
-            score = scorer.phrase(phrase)
+            score = scorer.phrase(phrase, max(best[0], min_score))
             if score > best[0]:
                 best = (score, how)
-    area_score = max((scorer.phrase(p) for p in candidate.area_phrases), default=0.0)
+    area_floor = max(best[0], min_score) / _AREA_WEIGHT
+    area_score = max((scorer.phrase(p, area_floor) for p in candidate.area_phrases), default=0.0)
     if area_score * _AREA_WEIGHT > best[0]:
         best = (area_score * _AREA_WEIGHT, "area")
     score, how = best
@@ -234,7 +254,7 @@ def match(
     for cand in candidates:
         if domains and cand.domain not in domains:
             continue
-        got = best_match(cand, scorer, lowered)
+        got = best_match(cand, scorer, lowered, min_score)
         if got is not None and got.score >= min_score:
             found.append(got)
     found.sort(key=lambda m: (-m.score, m.matched_on != "name", m.entity_id))

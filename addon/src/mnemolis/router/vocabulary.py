@@ -316,6 +316,22 @@ WORDS: dict[str, dict[str, float]] = {
         "smoke": 1.5,
         "leak": 2,
         "water": 0.5,
+        # Home Assistant domains and states (issue 14: the demo home's kinds of things).
+        "armed": 2.5,
+        "disarmed": 2.5,
+        "arming": 2,
+        "movement": 2,
+        "fans": 1.5,
+        "vacuums": 2,
+        "docked": 1.5,
+        "humidifier": 2.5,
+        "dehumidifier": 2.5,
+        "hvac": 2.5,
+        "thermostats": 2.5,
+        "valve": 2,
+        "valves": 2,
+        "jammed": 2.5,
+        "aqi": 2,
     },
     "rag": {
         "documents": 2,
@@ -555,6 +571,34 @@ PHRASES: dict[str, dict[str, float]] = {
         "the heating": 1,
         "battery level": 2,
         "left unlocked": 2.5,
+        # The sun entity (not an uptime monitor: "is the sun up").
+        "sun up": 4,
+        "the sun up": 4.5,
+        "sun above the horizon": 4,
+        "sun set": 3,
+        "sun down": 4,
+        "air quality": 2.5,
+        "energy meter": 2.5,
+        "power consumption": 2.5,
+        "motion detected": 2.5,
+        "the alarm": 1,
+        "any motion": 2.5,
+        "motion in the": 2,
+        "anything playing": 3,
+        "how much electricity": 2.5,
+        "how much power": 2.5,
+        "how much energy": 2.5,
+        "total energy": 2.5,
+        # Indoors is the home's sensors, not the forecast.
+        "temperature at home": 5,
+        "temperature in the house": 5,
+        "temperature inside": 5,
+        "inside temperature": 5,
+        "indoor temperature": 5,
+        "warm is the house": 5,
+        "cold is the house": 5,
+        "warm is it inside": 5,
+        "cold is it inside": 5,
     },
     "rag": {
         "my documents": 4,
@@ -692,6 +736,42 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         "measurement in a room",
     ),
     ("ha", r"\bwhen did (?:the|my)\s+.+\s+last\b", 2.0, "when did X last"),
+    # "what's the temperature outside", "how humid is it outside right now": a live
+    # sensor answers the present; the forecast answers the future (a time word).
+    (
+        "ha",
+        r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
+        r"morning|afternoon|evening|hours?|"
+        r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|days?)\b)"
+        r".*\b(?:temp\w*|humid\w*|humd\w*|warm|cold|hot|degrees)\b.*\b(?:outside|outdoors?)\b",
+        8.0,
+        "measurement outside now",
+    ),
+    (
+        "ha",
+        r"^(?!.*\b(?:tomorrow|tonight|later|soon|weekend|next|week|forecast|will|going to|"
+        r"morning|afternoon|evening|hours?|days?)\b)"
+        r".*\b(?:outside|outdoor)\s+(?:temp\w*|humid\w*|humd\w*)\b",
+        8.0,
+        "outside sensor now",
+    ),
+    # "what is the weather now": the weather entity's present state, beside the forecast
+    (
+        "ha",
+        r"^(?!.*\b(?:tomorrow|tonight|later|weekend|next|week|will|going to|today)\b)"
+        r".*\bweather\b.*\b(?:now|right now|currently|at the moment)\b",
+        8.0,
+        "weather now",
+    ),
+    # "which switches are on", "how many fans are running", "any vacuums docked"
+    (
+        "ha",
+        r"\b(?:which|what|how many|any)\s+(?:of the\s+)?(?:[a-z0-9]+\s+){0,3}(?:is|are)\s+"
+        r"(?:on|off|open|closed|locked|unlocked|playing|running|docked|cleaning|armed|"
+        r"heating|cooling)\b",
+        2.0,
+        "which X are on/off/open",
+    ),
     # encyclopaedic questions: "what is a quasar", "who is marie curie"
     ("kiwix", r"^(?:what|who)\s+(?:is|are|was|were)\s+(?:a|an)\s+\w+", 2.0, "what is a X"),
     (
