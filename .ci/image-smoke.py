@@ -54,7 +54,7 @@ def main() -> int:
     check(status == 200, "POST /search with the key", body)
     refs = [c.get("ref", "") for c in body.get("citations", [])]
     print(f"     question: {QUESTION}")
-    print(f"     answered by {body.get("source_used")} in {took * 1000:.0f} ms; citations: {refs}")
+    print(f"     answered by {body.get('source_used')} in {took * 1000:.0f} ms; citations: {refs}")
     print("     answer: " + " ".join(str(body.get("result", "")).split())[:400])
     used = body.get("source_used")
     check(used == "rag", "answered from the knowledge store", used)
