@@ -23,13 +23,14 @@ DATA_DIR ?= ./data
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
 .PHONY: help run test lint test-server test-integration venv system bench soak clean docs eval \
-	conformance
+	conformance image image-test
 
 help:
 	@echo "make run    start the Mnemolis server on $(HOST):$(PORT) (data in $(DATA_DIR))"
 	@echo "make test   lint, type-check and run every test suite"
 	@echo "make bench  run the benchmarks and print their tables"
 	@echo "make eval   judge final answers against truth (HA demo home, documents, routing)"
+	@echo "make image  build the add-on image (buildah); make image-test starts it and asks it"
 
 $(SV)/.stamp: addon/pyproject.toml pyproject.toml
 	@echo ">> building server environment in $(SV) with $(PY)"
@@ -103,6 +104,19 @@ conformance: $(SV)/.stamp
 # docs/mcp.md from the live tool registry, and the user docs bundled into the server.
 docs: $(SV)/.stamp
 	$(SPY) -m mnemolis.mcp.docgen --write
+
+# The add-on image, built for real from addon/Dockerfile with buildah on a
+# debootstrapped stand-in of the Home Assistant base (.ci/image-build). Repeat
+# builds reuse the stand-in base, buildah's layer cache and a pip cache kept
+# outside the repo (not ~/.cache/pip: its llama wheel uses this CPU's flags).
+IMAGE ?= localhost/mnemolis-addon:dev
+IMAGE_PIP_CACHE ?= /var/cache/mnemolis-image-pip
+image:
+	IMAGE=$(IMAGE) PIP_CACHE=$(IMAGE_PIP_CACHE) bash .ci/image-build
+
+# Start the image's s6 service as the Supervisor would; health, search, SIGTERM.
+image-test:
+	IMAGE=$(IMAGE) bash .ci/image-test
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .coverage

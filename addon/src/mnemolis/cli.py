@@ -8,11 +8,12 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .errors import ConfigError, MnemolisError
-from .settings import Settings, load_settings
+from .settings import Settings, apply_generated_api_key, load_settings
 
 _LOGGER = logging.getLogger("mnemolis")
 
@@ -105,6 +106,24 @@ def _event_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
+def _show_generated_key(settings: Settings, key_file: Path) -> None:
+    """Print the add-on's own API key once at start: the log is where users look for it."""
+    key = settings.api_key.get_secret_value() if settings.api_key else ""
+    rule = "-" * 72
+    # Straight to stderr: the logging filter would (rightly) redact it.
+    print(
+        f"{rule}\n"
+        f"Mnemolis API key (made on first start, kept in {key_file}):\n\n"
+        f"    {key}\n\n"
+        "Every request to port 8888 must carry it: Authorization: Bearer <key>.\n"
+        "Home Assistant's Mnemolis integration receives it through discovery.\n"
+        "Set the add-on's api_key option to use a key of your own instead.\n"
+        f"{rule}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _serve(settings: Settings) -> int:
     from aiohttp import web
 
@@ -177,12 +196,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         settings = settings_from_args(args)
+        key_file = apply_generated_api_key(settings)
     except ConfigError as err:
         print(f"mnemolis: {err.message}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, settings.log_format, settings.secrets())
     try:
         if args.command == "serve":
+            if key_file is not None:
+                _show_generated_key(settings, key_file)
             return _serve(settings)
         if args.command == "ask":
             return asyncio.run(_ask(settings, args))

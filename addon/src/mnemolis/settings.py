@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +18,8 @@ from .errors import ConfigError
 ENV_PREFIX = "MNEMOLIS_"
 ENV_OPTIONS_FILE = "MNEMOLIS_OPTIONS_FILE"
 DEFAULT_OPTIONS_FILE = Path("/data/options.json")
+# In the add-on, the API key made on first start when the user set none.
+GENERATED_KEY_FILE = "api_key"
 SOURCE_NAMES = ("ha", "forecast", "news", "web", "kiwix", "uptime", "changes", "rag", "memory")
 
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
@@ -337,3 +340,36 @@ def load_settings(
         return Settings.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_describe(err, data, origin)) from None
+
+
+def apply_generated_api_key(settings: Settings) -> Path | None:
+    """In the add-on with no ``api_key`` set, use the one kept in /data (made on first start).
+
+    Port 8888 is published on the LAN, so the add-on never runs open. Returns the
+    key file when its key is in use (the caller shows it once), else None.
+    Outside the add-on nothing changes: no key unless one is set.
+    """
+    if not settings.addon or (settings.api_key and settings.api_key.get_secret_value()):
+        return None
+    path = Path(settings.data_dir) / GENERATED_KEY_FILE
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        key = ""
+    except OSError as err:
+        raise ConfigError(f"API key file {path}: cannot read ({err.strerror or err})") from err
+    if len(key) < 32:
+        key = secrets.token_urlsafe(32)
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(key + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            tmp.replace(path)
+        except OSError as err:
+            raise ConfigError(f"API key file {path}: cannot write ({err.strerror or err})") from err
+    settings.api_key = SecretStr(key)
+    return path
