@@ -121,7 +121,10 @@ def run_tuned(route: Callable[[str], Decision], default: list[str]) -> Tally:
     tally = Tally()
     for case in cases["routing"]:
         d = route(case["q"])
-        want = [default if e == ["default"] else sorted(e) for e in case.get("parts") or [case["sources"]]]
+        want = [
+            default if e == ["default"] else sorted(e)
+            for e in case.get("parts") or [case["sources"]]
+        ]
         cls = "route" if len(want) == 1 else "decompose"
         tally.add(cls, "tuned", _got(d) == want, case["q"], _show(d))
     for case in cases["decomposition"]:
@@ -131,17 +134,21 @@ def run_tuned(route: Callable[[str], Decision], default: list[str]) -> Tally:
         tally.add(cls, "tuned", got == case["parts"], case["q"], _show(d))
     for case in cases["conditions"]:
         d = route(case["q"])
-        want_cond = None if case["condition"] is None else {
-            "text": case["condition"],
-            "sources": [case["source"]],
-        }
+        want_cond = (
+            None
+            if case["condition"] is None
+            else {
+                "text": case["condition"],
+                "sources": [case["source"]],
+            }
+        )
         ok = d["condition"] == want_cond and [p["query"] for p in d["parts"]] == case["parts"]
         tally.add("conditional", "tuned", ok, case["q"], _show(d))
     return tally
 
 
 def _pct(right: int, total: int) -> str:
-    return f"{right / total:.3f} ({right}/{total})" if total else "–"
+    return f"{right / total:.3f} ({right}/{total})" if total else "-"
 
 
 def report(title: str, fresh: Tally, tuned: Tally, target: float) -> tuple[float, float]:

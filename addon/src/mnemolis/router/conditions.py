@@ -132,10 +132,28 @@ _SUBJECT_START = re.compile(
 )
 
 
+# "If X, let me know": a condition with no consequent of its own asks about X itself.
+_REPORT = (
+    r"(?:please\s+)?(?:let me know|let us know|tell me|tell us|notify me|warn me|alert me|"
+    r"inform me|ping me|say so|give me a shout)(?:\s+(?:please|about it|then|so))?"
+)
+_REPORT_ONLY = re.compile(rf"^\s*(?:then\s+)?{_REPORT}\s*[.!?]*\s*$", re.IGNORECASE)
+_REPORT_TAIL = re.compile(
+    rf"^\s*(?P<kw>if|in case|when|whenever|once)\s+(?P<cond>.+?)\s*,?\s*(?:then\s+)?{_REPORT}"
+    r"\s*[.!?]*\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
 def parse_condition(question: str) -> ConditionPlan | None:
     """The condition and consequent of "if …, …" and "… if …" questions, else None."""
     q = question.strip()
+    m = _REPORT_TAIL.match(q)
+    if m and _leading_ok(m.group("kw"), m.group("cond")):
+        return _report(m.group("cond"))
     m = _LEADING.match(q)
+    if m and _REPORT_ONLY.match(m.group("rest")) and _leading_ok(m.group("kw"), m.group("cond")):
+        return _report(m.group("cond"))
     if m and _leading_ok(m.group("kw"), m.group("cond")) and _has_content(m.group("rest")):
         return _plan(m.group("cond"), m.group("rest"))
     m = _LEADING_NO_COMMA.match(q)
@@ -195,9 +213,26 @@ def _has_content(text: str) -> bool:
     return bool(content_words(tokens(normalize(text))))
 
 
+def _report(cond: str) -> ConditionPlan:
+    """ "If the NAS is down, let me know": judge the condition and answer about it."""
+    cond = cond.strip().strip(",").rstrip("?.!").strip()
+    return ConditionPlan(text=cond, consequent=cond, kind=condition_kind(cond))
+
+
+_COND_SUBJECT = re.compile(
+    r"^(?P<subj>(?:the|my|our)\s+[\w' -]+?)\s+(?:is|are|was|were|gets?|goes|stays?|has)\b",
+    re.IGNORECASE,
+)
+_IT = re.compile(r"\bit\b", re.IGNORECASE)
+
+
 def _plan(cond: str, rest: str) -> ConditionPlan:
     cond = cond.strip().strip(",").rstrip("?.!").strip()
     rest = rest.strip().strip(",").strip()
+    subject = _COND_SUBJECT.match(cond)
+    if subject and _IT.search(rest):
+        # "If the garage door is open, when did it open?": "it" is the garage door.
+        rest = _IT.sub(subject.group("subj"), rest, count=1)
     return ConditionPlan(text=cond, consequent=rest, kind=condition_kind(cond))
 
 
@@ -267,11 +302,19 @@ _HA_SUBJECT_HINT = re.compile(
 )
 
 
+_IMPERSONAL = re.compile(r"^\s*(?:it|it's|it is|there|there's|there is)\b", re.IGNORECASE)
+_WHEN_WORDS = frozenset(
+    ["today", "tonight", "tomorrow", "weekend", "morning", "afternoon", "evening", *WEEKDAYS]
+)
+
+
 def condition_kind(text: str) -> str:
     """Which structured source can judge a condition: forecast, uptime or ha."""
     toks = set(tokens(normalize(text)))
     if toks & _WEATHER and not _HA_SUBJECT_HINT.search(text):
         return "forecast"
+    if _IMPERSONAL.match(text) and toks & _WHEN_WORDS and not _HA_SUBJECT_HINT.search(text):
+        return "forecast"  # "it's below zero tomorrow morning": the weather, on a day
     if _MONITOR_STATE.search(text):
         return "uptime"
     return "ha"

@@ -30,6 +30,8 @@ from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
+from .language import ONLY_ENGLISH, detect
+from .meaning import MeaningStage, Ranking, encyclopedic, usable_embedder
 from .signals import DynamicVocabulary, Scores, describe, score
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-PartMode = Literal["single", "fusion", "default", "explicit"]
+PartMode = Literal["single", "fusion", "default", "explicit", "meaning", "language"]
 MAX_CITATIONS = 8
 HOME_SOURCES = frozenset({"ha", "forecast", "uptime", "changes"})
 _WEATHER_SUBJECT = re.compile(r"^\s*(?:it|there|the weather|the forecast)\b", re.IGNORECASE)
@@ -100,6 +102,7 @@ class Router:
     def __init__(self, core: Mnemolis) -> None:
         self.core = core
         self.vocab = DynamicVocabulary()
+        self.meaning = MeaningStage()
         self.cache = AnswerCache(core.settings.cache.ttl)
         self.conversations = ConversationStore()
         self._async_names_at = -1e9
@@ -182,15 +185,21 @@ class Router:
         return configured or order
 
     def decide(self, query: str) -> PartPlan:
-        """Route one part by rules: one source, a fusion of strong ones, or the default."""
+        """Route one part: tables, then meaning, then (at run time) the model, then defaults."""
         sc = self.scores(query)
-        strong = sc.strong()
+        strong, note = self._route_out(sc.strong(), sc)
         if len(strong) >= 2:
             why = "fusion of strong matches — " + describe(sc, strong)
-            return PartPlan(query, strong, why + self._missing(strong), "fusion")
+            return PartPlan(query, strong, why + note + self._missing(strong), "fusion")
         if strong:
             why = "matched " + describe(sc, strong)
-            return PartPlan(query, strong, why + self._missing(strong), "single")
+            return PartPlan(query, strong, why + note + self._missing(strong), "single")
+        ranking = self._by_meaning(query)
+        if ranking is not None and ranking.pick is not None:
+            why = (
+                f"no strong table match{note}; by meaning ({ranking.method}): {ranking.describe()}"
+            )
+            return PartPlan(query, [ranking.pick], why + self._missing([ranking.pick]), "meaning")
         chain = self._default_chain()
         llm = self.core.services.get("llm")
         how = (
@@ -200,12 +209,43 @@ class Router:
         )
         weak = sc.ranked()[:2]
         hint = f" (weak: {describe(sc, [s for s, _ in weak])})" if weak else ""
+        if ranking is not None and ranking.scores:
+            hint += f"; meaning ({ranking.method}) undecided: {ranking.describe()}"
         return PartPlan(
             query,
             chain[:1],
-            f"no rule matched{hint}; {how}default order {' → '.join(chain)}",
+            f"no rule matched{hint}{note}; {how}default order {' → '.join(chain)}",
             "default",
         )
+
+    def _route_out(self, strong: list[str], sc: Scores) -> tuple[list[str], str]:
+        """Drop Home Assistant when it is not configured and no live name of it was said.
+
+        Words like "dishwasher", "boiler" or "home" point at HA; without HA the
+        answer may still be in the manuals or memories, and "ha is not configured"
+        must not be the final word while they could answer.
+        """
+        if "ha" not in strong or self._configured("ha") or sc.names.get("ha"):
+            return strong, ""
+        return [s for s in strong if s != "ha"], " (ha is not configured: routed to the others)"
+
+    def _by_meaning(self, query: str) -> Ranking | None:
+        """The second stage: similarity with each configured source's profile and names."""
+        candidates = [n for n in self.core.sources if self._configured(n)]
+        if not candidates or not query.strip():
+            return None
+        if "kiwix" in candidates and encyclopedic(query):
+            return Ranking("question shape", [("kiwix", 1.0)], "kiwix")
+        embedder = self.core.services.get("embedder")
+        if usable_embedder(embedder):
+            ranking = self.meaning.embedded(query, candidates, embedder)
+            if ranking is not None:
+                return ranking
+
+        def names() -> dict[str, list[str]]:
+            return {idx.source: list(idx.exact.values()) for idx in self.vocab.all()}
+
+        return self.meaning.lexical(query, candidates, names, self.vocab.generation)
 
     def _missing(self, names: list[str]) -> str:
         """What the trace should say about chosen sources that are not configured."""
@@ -265,6 +305,10 @@ class Router:
     ) -> Plan:
         vocab = self.vocab
         text = query.strip()
+        language = detect(text)
+        if not language.english:
+            why = f"not English: {language.reason}; {ONLY_ENGLISH}"
+            return Plan(query, None, [PartPlan(text, [], why, "language")])
         follow_of: str | None = None
         inherited: list[str] | None = None
         previous = self.conversations.get(conversation_id)
@@ -397,6 +441,8 @@ class Router:
     async def _run_part(
         self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
     ) -> PartOutcome:
+        if part.mode == "language":
+            return PartOutcome(part.query, ONLY_ENGLISH, "none")
         if part.mode == "fusion" and len(part.sources) > 1:
             return await self._run_fusion(index, part, ctx, deadline_at)
         if part.mode == "default":
@@ -457,6 +503,10 @@ class Router:
                 answer = got
                 break
             why = f"fallback after {name} ({run.status})"
+            if not queue and name == "ha" and run.status in ("skipped", "empty"):
+                # Nothing in the home answered: the manuals and memories may.
+                queue = [n for n in ("rag", "memory") if n not in tried and self._configured(n)]
+                continue
             if not queue and not extended and all(r.status == "skipped" for r in runs):
                 extended = True  # nothing chosen is configured: try the default order
                 queue = [n for n in self._default_chain() if n not in tried and self._configured(n)]
