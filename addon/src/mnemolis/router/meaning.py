@@ -274,6 +274,24 @@ def encyclopedic(question: str) -> bool:
     return 0 < len(toks) <= MAX_TOPIC and len(content_words(toks)) == len(toks)
 
 
+# The shape of a question about what happened in the home over a while: past tense and a
+# window of time ("which doors were opened this afternoon", "who came by since noon").
+_HAPPENED = re.compile(
+    r"\b(?:was|were|did|has been|have been|came|went|left|\w+ed)\b.*"
+    r"\b(?:today|this (?:morning|afternoon|evening)|since|overnight|last night|while)\b",
+    re.IGNORECASE,
+)
+
+
+def happened(question: str) -> bool:
+    """True for a past-tense question bounded by a window of time today."""
+    text = normalize(question)
+    return bool(_HAPPENED.search(text)) and not _NOT_HAPPENED.search(text)
+
+
+_NOT_HAPPENED = re.compile(r"\b(?:will|tomorrow|tonight|forecast|news|headlines?)\b")
+
+
 def usable_embedder(embedder: Any) -> bool:
     """A loaded sentence-embedding model (not the knowledge store's hashing fallback)."""
     if embedder is None or not callable(getattr(embedder, "embed_sync", None)):

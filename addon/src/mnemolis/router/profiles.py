@@ -54,9 +54,11 @@ PROFILES: tuple[Profile, ...] = (
     ),
     Profile(
         "forecast",
-        "The weather outside and the forecast: rain, snow, sun, wind, storms, temperature "
-        "outdoors, heat and cold, frost, clouds, fog, humidity outside, what to wear, "
-        "umbrellas, today, tonight, tomorrow, the weekend and the coming days.",
+        "The weather outside and the forecast: rain, showers, pouring rain, drizzle, snow, "
+        "hail, sun, sunshine, wind, storms, thunder, temperature outdoors, heat and cold, "
+        "frost, freezing, clouds, fog, humidity outside, what to wear outside (jacket, "
+        "gloves, sunglasses), umbrellas, today, tonight, tomorrow, the weekend and the "
+        "coming days.",
         (
             "what will the weather be like tomorrow",
             "is it going to rain later",
@@ -103,6 +105,7 @@ PROFILES: tuple[Profile, ...] = (
             "where can I buy a new one",
             "what is the price of it today",
             "when does the shop open",
+            "what time does the store close",
             "is the restaurant open on Sunday",
             "what was the final score of the game",
             "who won the race",

@@ -31,7 +31,7 @@ from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
 from .language import ONLY_ENGLISH, detect
-from .meaning import MeaningStage, Ranking, encyclopedic, usable_embedder
+from .meaning import MeaningStage, Ranking, encyclopedic, happened, usable_embedder
 from .signals import DynamicVocabulary, Scores, describe, score
 
 if TYPE_CHECKING:
@@ -234,18 +234,24 @@ class Router:
         candidates = [n for n in self.core.sources if self._configured(n)]
         if not candidates or not query.strip():
             return None
-        if "kiwix" in candidates and encyclopedic(query):
-            return Ranking("question shape", [("kiwix", 1.0)], "kiwix")
+        ranking: Ranking | None = None
         embedder = self.core.services.get("embedder")
         if usable_embedder(embedder):
             ranking = self.meaning.embedded(query, candidates, embedder)
-            if ranking is not None:
-                return ranking
+        if ranking is None:
 
-        def names() -> dict[str, list[str]]:
-            return {idx.source: list(idx.exact.values()) for idx in self.vocab.all()}
+            def names() -> dict[str, list[str]]:
+                return {idx.source: list(idx.exact.values()) for idx in self.vocab.all()}
 
-        return self.meaning.lexical(query, candidates, names, self.vocab.generation)
+            ranking = self.meaning.lexical(query, candidates, names, self.vocab.generation)
+        if ranking.pick is not None:
+            return ranking
+        # Nothing clearly ahead by similarity: the shape of the question may still tell.
+        if "kiwix" in candidates and encyclopedic(query):
+            return Ranking("question shape: encyclopedic", ranking.scores, "kiwix")
+        if "changes" in candidates and happened(query):
+            return Ranking("question shape: what happened", ranking.scores, "changes")
+        return ranking
 
     def _missing(self, names: list[str]) -> str:
         """What the trace should say about chosen sources that are not configured."""
