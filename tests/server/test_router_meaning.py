@@ -256,7 +256,7 @@ def test_the_consequent_it_is_the_condition_subject() -> None:
         "Est-ce que la porte du garage est ouverte ?",
         "¿Qué tiempo hará mañana?",
         "Какая погода завтра?",
-        "明天会下雨吗？",
+        "明天会下雨吗\uff1f",
     ],
 )
 def test_other_languages_are_told_english_only(question: str) -> None:
