@@ -35,8 +35,8 @@ _LOGGER = logging.getLogger(__name__)
 LEXICAL_MIN = 1.7
 LEXICAL_LEAD = 1.25
 # Embedding: cosine a pick needs, and its lead over the runner-up.
-EMBED_MIN = 0.42
-EMBED_LEAD = 0.03
+EMBED_MIN = 0.40
+EMBED_LEAD = 0.08
 QUESTION_MEMO = 2048  # question vectors kept (repeated questions are common)
 
 # Words too common in questions to tell sources apart.

@@ -188,6 +188,17 @@ class Router:
         """Route one part: tables, then meaning, then (at run time) the model, then defaults."""
         sc = self.scores(query)
         strong, note = self._route_out(sc.strong(), sc)
+        if len(strong) >= 2 and not any(sc.named(n) or sc.names.get(n) for n in strong):
+            # Table words for several sources, none named or matched on a live name
+            # ("how do I clean the dishwasher filter": HA's word, the manuals' question):
+            # let meaning choose between them when one is clearly closer.
+            ranking = self._rank(query, strong)
+            if ranking.pick is not None:
+                why = (
+                    f"matched {describe(sc, strong)}; by meaning ({ranking.method}) "
+                    f"{ranking.pick}: {ranking.describe()}"
+                )
+                return PartPlan(query, [ranking.pick], why + note, "single")
         if len(strong) >= 2:
             why = "fusion of strong matches — " + describe(sc, strong)
             return PartPlan(query, strong, why + note + self._missing(strong), "fusion")
@@ -229,21 +240,29 @@ class Router:
             return strong, ""
         return [s for s in strong if s != "ha"], " (ha is not configured: routed to the others)"
 
+    def _rank(self, query: str, candidates: list[str]) -> Ranking:
+        """Similarity ranking: the embedding model when loaded and decided, else words."""
+        embedded: Ranking | None = None
+        embedder = self.core.services.get("embedder")
+        if usable_embedder(embedder):
+            embedded = self.meaning.embedded(query, candidates, embedder)
+            if embedded is not None and embedded.pick is not None:
+                return embedded
+
+        def names() -> dict[str, list[str]]:
+            return {idx.source: list(idx.exact.values()) for idx in self.vocab.all()}
+
+        ranking = self.meaning.lexical(query, candidates, names, self.vocab.generation)
+        if ranking.pick is not None:
+            return ranking
+        return embedded or ranking
+
     def _by_meaning(self, query: str) -> Ranking | None:
         """The second stage: similarity with each configured source's profile and names."""
         candidates = [n for n in self.core.sources if self._configured(n)]
         if not candidates or not query.strip():
             return None
-        ranking: Ranking | None = None
-        embedder = self.core.services.get("embedder")
-        if usable_embedder(embedder):
-            ranking = self.meaning.embedded(query, candidates, embedder)
-        if ranking is None:
-
-            def names() -> dict[str, list[str]]:
-                return {idx.source: list(idx.exact.values()) for idx in self.vocab.all()}
-
-            ranking = self.meaning.lexical(query, candidates, names, self.vocab.generation)
+        ranking = self._rank(query, candidates)
         if ranking.pick is not None:
             return ranking
         # Nothing clearly ahead by similarity: the shape of the question may still tell.
