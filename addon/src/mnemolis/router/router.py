@@ -192,13 +192,13 @@ class Router:
             # Table words for several sources, none named or matched on a live name
             # ("how do I clean the dishwasher filter": HA's word, the manuals' question):
             # let meaning choose between them when one is clearly closer.
-            ranking = self._rank(query, strong)
-            if ranking.pick is not None:
+            among = self._rank(query, strong)
+            if among.pick is not None:
                 why = (
-                    f"matched {describe(sc, strong)}; by meaning ({ranking.method}) "
-                    f"{ranking.pick}: {ranking.describe()}"
+                    f"matched {describe(sc, strong)}; by meaning ({among.method}) "
+                    f"{among.pick}: {among.describe()}"
                 )
-                return PartPlan(query, [ranking.pick], why + note, "single")
+                return PartPlan(query, [among.pick], why + note, "single")
         if len(strong) >= 2:
             why = "fusion of strong matches — " + describe(sc, strong)
             return PartPlan(query, strong, why + note + self._missing(strong), "fusion")
