@@ -202,10 +202,14 @@ class Router:
         if len(strong) >= 2:
             why = "fusion of strong matches — " + describe(sc, strong)
             return PartPlan(query, strong, why + note + self._missing(strong), "fusion")
+        if strong == ["ha"] and self._configured("changes") and happened(query):
+            # "Did the front door open today?": the home's history, not its state now.
+            why = f"matched {describe(sc, strong)}; past tense over a time window: the history"
+            return PartPlan(query, ["changes"], why + note, "single")
         if strong:
             why = "matched " + describe(sc, strong)
             return PartPlan(query, strong, why + note + self._missing(strong), "single")
-        ranking = self._by_meaning(query)
+        ranking = self._by_meaning(query, sc)
         if ranking is not None and ranking.pick is not None:
             why = (
                 f"no strong table match{note}; by meaning ({ranking.method}): {ranking.describe()}"
@@ -257,7 +261,7 @@ class Router:
             return ranking
         return embedded or ranking
 
-    def _by_meaning(self, query: str) -> Ranking | None:
+    def _by_meaning(self, query: str, sc: Scores) -> Ranking | None:
         """The second stage: similarity with each configured source's profile and names."""
         candidates = [n for n in self.core.sources if self._configured(n)]
         if not candidates or not query.strip():
@@ -265,6 +269,11 @@ class Router:
         ranking = self._rank(query, candidates)
         if ranking.pick is not None:
             return ranking
+        agreed = _agreement(sc, ranking)
+        if agreed is not None:
+            return Ranking(
+                f"{ranking.method}, agreeing with a weak table match", ranking.scores, agreed
+            )
         # Nothing clearly ahead by similarity: the shape of the question may still tell.
         if "kiwix" in candidates and encyclopedic(query):
             return Ranking("question shape: encyclopedic", ranking.scores, "kiwix")
@@ -682,6 +691,22 @@ class Router:
             ),
             conversation_id=req.conversation_id,
         )
+
+
+WEAK_AGREEMENT = 0.5  # a table score this low still counts when similarity agrees with it
+
+
+def _agreement(sc: Scores, ranking: Ranking) -> str | None:
+    """Two weak signals that point at the same source, each ahead of its runner-up."""
+    table = sc.ranked()
+    if not table or not ranking.scores or table[0][1] < WEAK_AGREEMENT:
+        return None
+    if len(table) > 1 and table[1][1] >= table[0][1]:
+        return None
+    best = ranking.scores[0]
+    if len(ranking.scores) > 1 and ranking.scores[1][1] >= best[1]:
+        return None
+    return best[0] if best[0] == table[0][0] else None
 
 
 def _nothing(runs: list[SourceRun]) -> str:
