@@ -269,16 +269,16 @@ class Router:
         ranking = self._rank(query, candidates)
         if ranking.pick is not None:
             return ranking
-        agreed = _agreement(sc, ranking)
-        if agreed is not None:
-            return Ranking(
-                f"{ranking.method}, agreeing with a weak table match", ranking.scores, agreed
-            )
         # Nothing clearly ahead by similarity: the shape of the question may still tell.
         if "kiwix" in candidates and encyclopedic(query):
             return Ranking("question shape: encyclopedic", ranking.scores, "kiwix")
         if "changes" in candidates and happened(query):
             return Ranking("question shape: what happened", ranking.scores, "changes")
+        agreed = _agreement(sc, ranking)
+        if agreed is not None:
+            return Ranking(
+                f"{ranking.method}, agreeing with a weak table match", ranking.scores, agreed
+            )
         return ranking
 
     def _missing(self, names: list[str]) -> str:
