@@ -79,7 +79,8 @@ def measure(
     router = home.core.router
     route = router.route
     memo = router._plans
-    vectors = router.meaning._questions  # the meaning stage's memo of question vectors
+    meaning = getattr(router, "meaning", None)  # (absent before the meaning stage existed)
+    vectors: dict[str, object] = meaning._questions if meaning is not None else {}
     for q in qs:  # warm up: indexes built, regexes compiled
         route(q)
     per_q: dict[str, list[float]] = {q: [] for q in qs}

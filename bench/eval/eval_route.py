@@ -35,6 +35,7 @@ from tests.server.routing_cases import load_cases, make_home  # noqa: E402
 QUESTIONS = Path(__file__).with_name("route") / "questions.yaml"
 TARGET = 0.95  # the bar without a model
 TARGET_MODEL = 0.97  # and with the embedding model
+THREADS = 1  # one short question embeds fastest on one thread (no hand-off between cores)
 CLASSES = ("route", "decompose", "conditional", "no_decompose", "language")
 
 Decision = dict[str, Any]
@@ -186,7 +187,10 @@ def load_embedder() -> Any:
         from tests.server.model_fixture import embedding_model_file
 
         path = embedding_model_file()
-        settings = load_settings(environ={}, overrides={"data_dir": "/tmp/mnemolis-route-eval"})
+        settings = load_settings(
+            environ={},
+            overrides={"data_dir": "/tmp/mnemolis-route-eval", "llm": {"threads": THREADS}},
+        )
         emb = LocalEmbedder(read_metadata(path), settings.llm)
 
         async def _load() -> None:

@@ -69,6 +69,8 @@ _FOREIGN: dict[str, frozenset[str]] = {
     ),
     "Turkish": _words("bugün kim mi mu mü mı nasıl ne nerede var ve yarın yok"),  # noqa: RUF001
 }
+# Every foreign function word that is not also an English word.
+_ANY_FOREIGN = frozenset().union(*_FOREIGN.values()) - _ENGLISH
 # Letters only these languages use (with foreign function words, a further signal).
 _FOREIGN_LETTERS = frozenset("¡¿ßàâãäåæçèéêëîïñôõöøùûüąćęğ\u0131łńœśşźż")
 
@@ -91,20 +93,20 @@ _ENGLISH_RESULT = Language(ENGLISH, "English")
 
 def detect(text: str) -> Language:
     """English, or the language a question looks like and why (never raises)."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return _ENGLISH_RESULT
-    non_latin = sum(1 for c in letters if not _latin(c))
-    if non_latin >= 2 and non_latin / len(letters) > 0.5:
-        script = _script(next(c for c in letters if not _latin(c)))
-        return Language(script, f"written in {script} script")
+    if not text.isascii():
+        letters = [c for c in text if c.isalpha()]
+        other = [c for c in letters if not c.isascii() and not _latin(c)]
+        if len(other) >= 2 and len(other) / len(letters) > 0.5:
+            script = _script(other[0])
+            return Language(script, f"written in {script} script")
     words = [w.lower() for w in _WORD.findall(text)]
-    if not words:
-        return _ENGLISH_RESULT
+    foreign_words = [w for w in words if w in _ANY_FOREIGN]
+    if len(foreign_words) < 2:
+        return _ENGLISH_RESULT  # the common case: nothing foreign to weigh
     english = sum(1 for w in words if w in _ENGLISH)
     best, hits = "", 0
     for name, vocab in _FOREIGN.items():
-        n = sum(1 for w in words if w in vocab and w not in _ENGLISH)
+        n = sum(1 for w in foreign_words if w in vocab)  # foreign_words exclude English
         if n > hits:
             best, hits = name, n
     accents = sum(1 for c in text.lower() if c in _FOREIGN_LETTERS)
