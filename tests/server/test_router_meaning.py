@@ -331,3 +331,11 @@ def test_shared_tokenizer_and_rrf() -> None:
     fused = rrf([["a", "b", "a"], ["b"]], k=60)
     assert fused[0] == ("b", pytest.approx(1 / 62 + 1 / 61))
     assert dict(fused)["a"] == pytest.approx(1 / 61)  # a repeat keeps its best rank
+
+
+async def test_asking_ha_explicitly_never_falls_through_to_documents() -> None:
+    home = make_home()
+    home.fakes["ha"]._configured = False
+    result = await ask(home, "Is the garage door open?", source="ha")
+    assert [(r.name, r.status) for r in result.sources] == [("ha", "skipped")]
+    assert result.source_used == "none"

@@ -537,7 +537,12 @@ class Router:
                 answer = got
                 break
             why = f"fallback after {name} ({run.status})"
-            if not queue and name == "ha" and run.status in ("skipped", "empty"):
+            if (
+                not queue
+                and name == "ha"
+                and part.mode != "explicit"  # source="ha" asked for HA alone
+                and run.status in ("skipped", "empty")
+            ):
                 # Nothing in the home answered: the manuals and memories may.
                 queue = [n for n in ("rag", "memory") if n not in tried and self._configured(n)]
                 continue
