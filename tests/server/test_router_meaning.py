@@ -339,3 +339,29 @@ async def test_asking_ha_explicitly_never_falls_through_to_documents() -> None:
     result = await ask(home, "Is the garage door open?", source="ha")
     assert [(r.name, r.status) for r in result.sources] == [("ha", "skipped")]
     assert result.source_used == "none"
+
+
+async def test_search_embeds_off_the_event_loop() -> None:
+    """POST /search never calls the blocking embed: it defers, embeds async, re-plans."""
+
+    class AsyncOnly(_FakeEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.async_calls = 0
+
+        def embed_sync(self, texts: list[str]) -> list[list[float]]:
+            raise AssertionError("blocking embed called on the event loop")
+
+        async def embed(self, texts: list[str]) -> list[list[float]]:
+            self.async_calls += 1
+            return _FakeEmbedder.embed_sync(self, texts)
+
+    home = make_home()
+    emb = AsyncOnly()
+    home.core.services["embedder"] = emb
+    result = await ask(home, "Will the sky be kind to us?")
+    assert result.source_used == "forecast"
+    assert "by meaning (embedding)" in result.sources[0].reason
+    assert emb.async_calls == 2  # the profiles once, then the question
+    again = await ask(home, "Will the sky be kind to us?", conversation_id=None)
+    assert again.source_used == "forecast" and emb.async_calls == 2

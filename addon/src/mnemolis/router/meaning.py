@@ -136,6 +136,9 @@ class MeaningStage:
         self._rows: list[str] = []  # the source of each matrix row
         self._vectors_of: str | None = None
         self._questions: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        #: When a list, embeddings are not computed inline: the texts that need one are
+        #: collected here (the async caller embeds them off the event loop, then re-plans).
+        self.deferred: list[str] | None = None
 
     # --- lexical -------------------------------------------------------------------
 
@@ -187,37 +190,64 @@ class MeaningStage:
 
     # --- embedding -----------------------------------------------------------------
 
+    def _profile_texts(self) -> list[tuple[str, str]]:
+        texts: list[tuple[str, str]] = []
+        for prof in PROFILES:
+            texts.append((prof.source, prof.description))
+            texts.extend((prof.source, e) for e in prof.examples)
+        return texts
+
+    def _set_profiles(self, name: str, vectors: Any) -> None:
+        self._matrix = np.asarray(vectors, dtype=np.float32)
+        self._rows = [source for source, _ in self._profile_texts()]
+        self._vectors_of = name
+        self._questions.clear()
+
     def _profile_matrix(self, embedder: Any) -> npt.NDArray[np.float32]:
         name = str(getattr(embedder, "name", "embedder"))
         if self._vectors_of != name:
-            texts: list[tuple[str, str]] = []
-            for prof in PROFILES:
-                texts.append((prof.source, prof.description))
-                texts.extend((prof.source, e) for e in prof.examples)
-            vectors = embedder.embed_sync([t for _, t in texts])
-            self._matrix = np.asarray(vectors, dtype=np.float32)
-            self._rows = [source for source, _ in texts]
-            self._vectors_of = name
-            self._questions.clear()
+            if self.deferred is not None:
+                raise _Deferred
+            vectors = embedder.embed_sync([t for _, t in self._profile_texts()])
+            self._set_profiles(name, vectors)
         return self._matrix
 
-    def _question_vector(self, embedder: Any, question: str) -> npt.NDArray[np.float32]:
-        key = " ".join(tokens(normalize(question)))
-        hit = self._questions.get(key)
-        if hit is not None:
-            self._questions.move_to_end(key)
-            return hit
-        vec = np.asarray(embedder.embed_sync([question])[0], dtype=np.float32)
-        self._questions[key] = vec
+    def _remember(self, question: str, vector: Any) -> npt.NDArray[np.float32]:
+        vec = np.asarray(vector, dtype=np.float32)
+        self._questions[_key(question)] = vec
         if len(self._questions) > QUESTION_MEMO:
             self._questions.popitem(last=False)
         return vec
+
+    async def prepare(self, embedder: Any, texts: list[str]) -> None:
+        """Embed profiles and questions with the model's async call (off the event loop)."""
+        name = str(getattr(embedder, "name", "embedder"))
+        if self._vectors_of != name:
+            self._set_profiles(name, await embedder.embed([t for _, t in self._profile_texts()]))
+        todo = list(dict.fromkeys(t for t in texts if _key(t) not in self._questions))
+        if todo:
+            for text, vector in zip(todo, await embedder.embed(todo), strict=True):
+                self._remember(text, vector)
+
+    def _question_vector(self, embedder: Any, question: str) -> npt.NDArray[np.float32]:
+        hit = self._questions.get(_key(question))
+        if hit is not None:
+            self._questions.move_to_end(_key(question))
+            return hit
+        if self.deferred is not None:
+            self.deferred.append(question)
+            raise _Deferred
+        return self._remember(question, embedder.embed_sync([question])[0])
 
     def embedded(self, question: str, candidates: list[str], embedder: Any) -> Ranking | None:
         """Cosine of the question with each source's best examples; None if the model fails."""
         try:
             matrix = self._profile_matrix(embedder)
             q = self._question_vector(embedder, question)
+        except _Deferred:
+            if self.deferred is not None and question not in self.deferred:
+                self.deferred.append(question)
+            return None
         except Exception as err:  # a model problem must never fail routing
             _LOGGER.info("meaning stage without the embedding model: %s", err)
             return None
@@ -290,6 +320,14 @@ def happened(question: str) -> bool:
 
 
 _NOT_HAPPENED = re.compile(r"\b(?:will|tomorrow|tonight|forecast|news|headlines?)\b")
+
+
+class _Deferred(Exception):
+    """An embedding is needed that the async caller will compute."""
+
+
+def _key(question: str) -> str:
+    return " ".join(tokens(normalize(question)))
 
 
 def usable_embedder(embedder: Any) -> bool:

@@ -324,7 +324,7 @@ class Router:
             plan = self._plan(query, source, fusion_sources, conversation_id)
         finally:
             self._memo = None
-        if key is not None:
+        if key is not None and not self.meaning.deferred:  # (decided without its vectors)
             self._plans[key] = plan
             if len(self._plans) > PLAN_MEMO:
                 self._plans.popitem(last=False)
@@ -405,12 +405,7 @@ class Router:
         deadline_at = time.monotonic() + settings.deadline
         ctx = QueryContext(now=datetime.now(UTC), conversation_id=req.conversation_id)
         await self._refresh_async_names()
-        plan = self.plan(
-            req.query,
-            source=req.source,
-            fusion_sources=req.fusion_sources,
-            conversation_id=req.conversation_id,
-        )
+        plan = await self._plan_async(req)
         verdict_run: tuple[Verdict, SourceRun] | None = None
         outcomes: list[PartOutcome] | tuple[PartOutcome, ...]
         if plan.condition is None and len(plan.parts) == 1:
@@ -433,6 +428,35 @@ class Router:
             used = last.answered_by or plan.parts[-1].sources
             self.conversations.put(req.conversation_id, plan.parts[-1].query, used)
         return result
+
+    async def _plan_async(self, req: SearchRequest) -> Plan:
+        """Plan without blocking the event loop on the embedding model.
+
+        A first plan defers every embedding it would need; they are computed with
+        the model's async call, and the question is planned again with them.
+        """
+        kw: dict[str, Any] = {
+            "source": req.source,
+            "fusion_sources": req.fusion_sources,
+            "conversation_id": req.conversation_id,
+        }
+        embedder = self.core.services.get("embedder")
+        if not usable_embedder(embedder) or not callable(getattr(embedder, "embed", None)):
+            return self.plan(req.query, **kw)
+        deferred: list[str] = []
+        self.meaning.deferred = deferred
+        try:
+            plan = self.plan(req.query, **kw)
+        finally:
+            self.meaning.deferred = None
+        if not deferred:
+            return plan
+        try:
+            await self.meaning.prepare(embedder, deferred)
+        except Exception as err:  # the model is a routing hint; never fail a question for it
+            _LOGGER.info("meaning stage without the embedding model: %s", err)
+            return plan
+        return self.plan(req.query, **kw)
 
     def _remaining(self, deadline_at: float) -> float:
         return deadline_at - time.monotonic()
