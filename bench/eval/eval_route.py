@@ -148,6 +148,26 @@ def run_tuned(route: Callable[[str], Decision], default: list[str]) -> Tally:
     return tally
 
 
+def run_without_ha() -> tuple[int, int]:
+    """HA not configured (no live names): questions for HA must reach a configured source.
+
+    The route half's HA questions and the tuned cases' HA questions, both halves:
+    none may end on "ha is not configured" while documents and memories could answer.
+    """
+    home = make_home()
+    home.fakes["ha"]._configured = False
+    home.core.services.pop("ha", None)
+    home.core.router.vocab.set_async_names("ha", [])
+    data = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
+    qs = [r[0] for half in ("tune", "held") for r in data["route"][half] if r[1] == "ha"]
+    qs += [c["q"] for c in load_cases()["routing"] if c.get("sources") == ["ha"]]
+    ok = 0
+    for q in qs:
+        parts = home.core.route(q)["parts"]
+        ok += all(p["sources"] and "ha" not in p["sources"] for p in parts)
+    return ok, len(qs)
+
+
 def _pct(right: int, total: int) -> str:
     return f"{right / total:.3f} ({right}/{total})" if total else "-"
 
@@ -223,6 +243,12 @@ def main() -> int:
     tuned = run_tuned(home.core.route, default)
     held, tc = report("No model loaded (every source configured)", fresh, tuned, TARGET)
     failed = held < args.threshold or tc < args.threshold
+    routed, asked = run_without_ha()
+    print(
+        f"\nHA not configured: {_pct(routed, asked)} of the HA questions go to a configured "
+        'source (documents, memories) instead of ending on "ha is not configured"'
+    )
+    failed = failed or routed < asked
     tallies = [fresh, tuned]
     if not args.no_model:
         emb = load_embedder()
