@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -28,13 +30,21 @@ from tests.server.routing_cases import AREAS, ENTITIES, FakeHA, load_cases, make
 DEVICES = ["Light", "Lamp", "Window", "Door", "Plug", "Temperature", "Humidity", "Blinds"]
 
 
+FRESH = REPO / "bench" / "eval" / "route" / "questions.yaml"
+
+
 def questions() -> list[str]:
-    """Every distinct question of the suite, in file order."""
+    """Every distinct question of the suite and of the routing eval, in file order."""
     cases = load_cases()
     seen: dict[str, None] = {}
     for section in ("routing", "decomposition", "conditions"):
         for case in cases[section]:
             seen.setdefault(str(case["q"]), None)
+    fresh = yaml.safe_load(FRESH.read_text(encoding="utf-8"))
+    for halves in fresh.values():
+        for rows in halves.values():
+            for row in rows:
+                seen.setdefault(str(row[0]), None)
     return list(seen)
 
 
@@ -45,9 +55,17 @@ def pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def measure(home_entities: int, qs: list[str], repeat: int) -> dict[str, object]:
-    """Per-question p50/p99 of route() in microseconds, plus the slowest questions."""
+def measure(
+    home_entities: int, qs: list[str], repeat: int, cold: bool = True, embedder: object = None
+) -> dict[str, object]:
+    """Per-question p50/p99 of route() in microseconds, plus the slowest questions.
+
+    ``cold`` empties the router's memo of decided questions before every call, so
+    each sample is a full decision (a repeated question is otherwise a dict lookup).
+    """
     home = make_home()
+    if embedder is not None:
+        home.core.services["embedder"] = embedder
     if home_entities > len(ENTITIES):
         extra = dict(ENTITIES)
         i = 0
@@ -58,7 +76,11 @@ def measure(home_entities: int, qs: list[str], repeat: int) -> dict[str, object]
             extra[f"sensor.{oid}"] = (f"{area} {device} {i // 140 + 1}", "1", area, {})
             i += 1
         home.core.services["ha"] = FakeHA(extra)
-    route = home.core.router.route
+    router = home.core.router
+    route = router.route
+    memo = router._plans
+    meaning = getattr(router, "meaning", None)  # (absent before the meaning stage existed)
+    vectors: dict[str, object] = meaning._questions if meaning is not None else {}
     for q in qs:  # warm up: indexes built, regexes compiled
         route(q)
     per_q: dict[str, list[float]] = {q: [] for q in qs}
@@ -67,6 +89,9 @@ def measure(home_entities: int, qs: list[str], repeat: int) -> dict[str, object]
     try:
         for _ in range(repeat):
             for q in qs:
+                if cold:
+                    memo.clear()
+                    vectors.clear()
                 c0 = time.thread_time_ns()
                 t0 = time.perf_counter_ns()
                 route(q)
@@ -79,6 +104,7 @@ def measure(home_entities: int, qs: list[str], repeat: int) -> dict[str, object]
     everything = [x for v in per_q.values() for x in v]
     return {
         "entities": home_entities,
+        "cold": cold,
         "names": len(home.core.services["ha"].vocabulary()),
         "questions": len(qs),
         "samples": len(everything),
@@ -97,34 +123,53 @@ def measure(home_entities: int, qs: list[str], repeat: int) -> dict[str, object]
     }
 
 
+def load_embedder() -> object | None:
+    """The embedding model (all-MiniLM-L6-v2 GGUF) for the meaning stage, if it loads here."""
+    sys.path.insert(0, str(REPO / "bench" / "eval"))
+    from eval_route import load_embedder as load
+
+    return load()
+
+
 def main() -> int:
     """Print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200, help="runs per question")
     parser.add_argument("--sizes", default="25,300,1000", help="home sizes (entities)")
+    parser.add_argument("--model", action="store_true", help="also time the embedding stage")
     args = parser.parse_args()
     qs = questions()
     rows = [measure(int(n), qs, args.repeat) for n in args.sizes.split(",")]
+    if args.model:
+        emb = load_embedder()
+        if emb is not None:
+            rows.append(measure(int(args.sizes.split(",")[0]), qs, args.repeat, embedder=emb))
+            rows[-1]["model"] = True
     load = os.getloadavg()[0]
     print(
         f"Routing decision time, {len(qs)} questions x {args.repeat} runs each, in µs "
-        f"(wall clock; CPU = this thread's CPU time; load average {load:.1f})\n"
+        f"(wall clock; CPU = this thread's CPU time; load average {load:.1f}). "
+        "Every call decides afresh (the memos of decisions and question vectors are "
+        "emptied first); `+embedding` = with the embedding model loaded, whose work runs "
+        "on its own thread (so CPU here excludes it; wall clock includes it).\n"
     )
     print(
-        "| entities | HA names | per-question p50 (median / worst) "
+        "| entities | HA names | decision | per-question p50 (median / worst) "
         "| per-question p99 (median / worst) | all p50 | all p95 | all p99 "
         "| CPU p50 | CPU p99 | decisions/s |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        kind = "tables + lexical +embedding" if r.get("model") else "tables + lexical"
         print(
-            f"| {r['entities']} | {r['names']} | {r['median_p50']:.0f} / {r['worst_p50']:.0f} "
+            f"| {r['entities']} | {r['names']} | {kind} "
+            f"| {r['median_p50']:.0f} / {r['worst_p50']:.0f} "
             f"| {r['median_p99']:.0f} / {r['worst_p99']:.0f} | {r['all_p50']:.0f} "
             f"| {r['all_p95']:.0f} | {r['all_p99']:.0f} | {r['cpu_p50']:.0f} "
             f"| {r['cpu_p99']:.0f} | {r['per_s']:.0f} |"
         )
     base = rows[0]
-    print(f"\nSlowest questions (p50 / p99 µs, {base['entities']}-entity home):\n")
+    print(f"\nSlowest questions (full decision, p50 / p99 µs, {base['entities']}-entity home):\n")
     print("| question | p50 | p99 |")
     print("|---|---|---|")
     for q, p50 in base["slowest"]:  # type: ignore[attr-defined]

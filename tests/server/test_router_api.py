@@ -27,7 +27,10 @@ async def test_route_endpoint_shape(make_client: Client) -> None:
     assert body["condition"] == {"text": "it rains tomorrow", "sources": ["forecast"]}
     assert [set(p) for p in body["parts"]] == [{"query", "sources", "reason"}] * 2
     assert [p["query"] for p in body["parts"]] == ["is the garage door open", "what's in the news"]
-    assert [p["sources"] for p in body["parts"]] == [["ha"], ["news"]]
+    # No Home Assistant here and no live name said: the garage door part goes to the
+    # documents and memories instead of ending on "ha is not configured".
+    assert [p["sources"] for p in body["parts"]] == [["rag"], ["news"]]
+    assert "ha is not configured" in body["parts"][0]["reason"]
 
 
 async def test_route_endpoint_uses_live_ha_names(make_client: Client) -> None:

@@ -51,7 +51,7 @@ _LEADING_FILLER = re.compile(
 )
 # Cues after which the next "and" joins the two things being compared or ranged.
 _PAIR_CUE = re.compile(
-    r"\b(?:between|both|compare|compared|comparing|comparison|differences?|"
+    r"\b(?:between|both|compare|compared|comparing|comparison|differences?|vs|versus|"
     r"similarities|relationship|either|neither)\b",
     re.IGNORECASE,
 )
@@ -138,15 +138,40 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
             continue  # "difference between X and Y", "both X and Y", "compare X and Y"
         if _proper_pair(left, right):
             continue
-        if is_comma:
-            continue  # "salt, pepper and oil": a comma alone never splits a list
         mine = sources_of(left)
         theirs = sources_of(_right_clause(right))
-        if mine and theirs and not set(mine) & set(theirs) and _own_subject(left):
+        # Two asks for different sources ("the forecast, the headlines and my services"),
+        # or a bare topic beside an ask for a source ("volcanoes and the latest headlines").
+        # A list whose items name no source ("salt, pepper and oil") never splits.
+        differ = bool(mine and theirs and not set(mine) & set(theirs) and _own_subject(left))
+        topic = bool(not mine and theirs and _topic(left) and _opens_ask(right))
+        if differ or topic:
             parts.append(left)
             left_start = m.end()
     parts.append(sentence[left_start:])
     return [p for p in (_clean(p) for p in parts) if p]
+
+
+MAX_TOPIC_WORDS = 4
+
+
+def _topic(text: str) -> bool:
+    """A bare subject ("volcanoes", "black holes"): a few words, none of them a question."""
+    toks = tokens(normalize(text))
+    if not toks or len(toks) > MAX_TOPIC_WORDS or toks[0] in CLAUSE_STARTERS:
+        return False
+    return _own_subject(text)
+
+
+# How an ask for a source begins after a bare topic: "…and the news", "…and today's weather".
+_ASK_OPENERS = frozenset(
+    ["the", "today", "tomorrow", "tonight", "this", "my", "our", "a", "an", "any", "some"]
+)
+
+
+def _opens_ask(right: str) -> bool:
+    first = _first_token(right)
+    return first in _ASK_OPENERS or first in CLAUSE_STARTERS
 
 
 def _own_subject(text: str) -> bool:

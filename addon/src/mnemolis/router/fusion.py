@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from ..models import Evidence, SourceAnswer
+from ..textmatch import rrf_score
 from .text import normalize
 
 NEAR_DUPLICATE = 90.0  # token_sort_ratio at or above which two evidence texts say the same
@@ -55,7 +56,7 @@ def rrf(rankings: Sequence[Sequence[Evidence]], k: int = 60) -> list[Fused]:
             clusters.append(Fused(ev, 0.0, []))
             best_rank.append({li: rank})
     for cluster, ranks in zip(clusters, best_rank, strict=True):
-        cluster.score = sum(1.0 / (k + r) for r in ranks.values())
+        cluster.score = rrf_score(ranks.values(), k)
     first_seen = {id(c): i for i, c in enumerate(clusters)}
     return sorted(clusters, key=lambda c: (-c.score, first_seen[id(c)]))
 

@@ -30,6 +30,8 @@ from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
+from .language import ONLY_ENGLISH, detect
+from .meaning import MeaningStage, Ranking, encyclopedic, happened, usable_embedder
 from .signals import DynamicVocabulary, Scores, describe, score
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-PartMode = Literal["single", "fusion", "default", "explicit"]
+PartMode = Literal["single", "fusion", "default", "explicit", "meaning", "language"]
 MAX_CITATIONS = 8
 HOME_SOURCES = frozenset({"ha", "forecast", "uptime", "changes"})
 _WEATHER_SUBJECT = re.compile(r"^\s*(?:it|there|the weather|the forecast)\b", re.IGNORECASE)
@@ -100,6 +102,7 @@ class Router:
     def __init__(self, core: Mnemolis) -> None:
         self.core = core
         self.vocab = DynamicVocabulary()
+        self.meaning = MeaningStage()
         self.cache = AnswerCache(core.settings.cache.ttl)
         self.conversations = ConversationStore()
         self._async_names_at = -1e9
@@ -182,15 +185,36 @@ class Router:
         return configured or order
 
     def decide(self, query: str) -> PartPlan:
-        """Route one part by rules: one source, a fusion of strong ones, or the default."""
+        """Route one part: tables, then meaning, then (at run time) the model, then defaults."""
         sc = self.scores(query)
-        strong = sc.strong()
+        strong, note = self._route_out(sc.strong(), sc)
+        if len(strong) >= 2 and not any(sc.named(n) or sc.names.get(n) for n in strong):
+            # Table words for several sources, none named or matched on a live name
+            # ("how do I clean the dishwasher filter": HA's word, the manuals' question):
+            # let meaning choose between them when one is clearly closer.
+            among = self._rank(query, strong)
+            if among.pick is not None:
+                why = (
+                    f"matched {describe(sc, strong)}; by meaning ({among.method}) "
+                    f"{among.pick}: {among.describe()}"
+                )
+                return PartPlan(query, [among.pick], why + note, "single")
         if len(strong) >= 2:
             why = "fusion of strong matches — " + describe(sc, strong)
-            return PartPlan(query, strong, why + self._missing(strong), "fusion")
+            return PartPlan(query, strong, why + note + self._missing(strong), "fusion")
+        if strong == ["ha"] and self._configured("changes") and happened(query):
+            # "Did the front door open today?": the home's history, not its state now.
+            why = f"matched {describe(sc, strong)}; past tense over a time window: the history"
+            return PartPlan(query, ["changes"], why + note, "single")
         if strong:
             why = "matched " + describe(sc, strong)
-            return PartPlan(query, strong, why + self._missing(strong), "single")
+            return PartPlan(query, strong, why + note + self._missing(strong), "single")
+        ranking = self._by_meaning(query, sc)
+        if ranking is not None and ranking.pick is not None:
+            why = (
+                f"no strong table match{note}; by meaning ({ranking.method}): {ranking.describe()}"
+            )
+            return PartPlan(query, [ranking.pick], why + self._missing([ranking.pick]), "meaning")
         chain = self._default_chain()
         llm = self.core.services.get("llm")
         how = (
@@ -200,12 +224,62 @@ class Router:
         )
         weak = sc.ranked()[:2]
         hint = f" (weak: {describe(sc, [s for s, _ in weak])})" if weak else ""
+        if ranking is not None and ranking.scores:
+            hint += f"; meaning ({ranking.method}) undecided: {ranking.describe()}"
         return PartPlan(
             query,
             chain[:1],
-            f"no rule matched{hint}; {how}default order {' → '.join(chain)}",
+            f"no rule matched{hint}{note}; {how}default order {' → '.join(chain)}",
             "default",
         )
+
+    def _route_out(self, strong: list[str], sc: Scores) -> tuple[list[str], str]:
+        """Drop Home Assistant when it is not configured and no live name of it was said.
+
+        Words like "dishwasher", "boiler" or "home" point at HA; without HA the
+        answer may still be in the manuals or memories, and "ha is not configured"
+        must not be the final word while they could answer.
+        """
+        if "ha" not in strong or self._configured("ha") or sc.names.get("ha"):
+            return strong, ""
+        return [s for s in strong if s != "ha"], " (ha is not configured: routed to the others)"
+
+    def _rank(self, query: str, candidates: list[str]) -> Ranking:
+        """Similarity ranking: the embedding model when loaded and decided, else words."""
+        embedded: Ranking | None = None
+        embedder = self.core.services.get("embedder")
+        if usable_embedder(embedder):
+            embedded = self.meaning.embedded(query, candidates, embedder)
+            if embedded is not None and embedded.pick is not None:
+                return embedded
+
+        def names() -> dict[str, list[str]]:
+            return {idx.source: list(idx.exact.values()) for idx in self.vocab.all()}
+
+        ranking = self.meaning.lexical(query, candidates, names, self.vocab.generation)
+        if ranking.pick is not None:
+            return ranking
+        return embedded or ranking
+
+    def _by_meaning(self, query: str, sc: Scores) -> Ranking | None:
+        """The second stage: similarity with each configured source's profile and names."""
+        candidates = [n for n in self.core.sources if self._configured(n)]
+        if not candidates or not query.strip():
+            return None
+        ranking = self._rank(query, candidates)
+        if ranking.pick is not None:
+            return ranking
+        # Nothing clearly ahead by similarity: the shape of the question may still tell.
+        if "kiwix" in candidates and encyclopedic(query):
+            return Ranking("question shape: encyclopedic", ranking.scores, "kiwix")
+        if "changes" in candidates and happened(query):
+            return Ranking("question shape: what happened", ranking.scores, "changes")
+        agreed = _agreement(sc, ranking)
+        if agreed is not None:
+            return Ranking(
+                f"{ranking.method}, agreeing with a weak table match", ranking.scores, agreed
+            )
+        return ranking
 
     def _missing(self, names: list[str]) -> str:
         """What the trace should say about chosen sources that are not configured."""
@@ -250,7 +324,7 @@ class Router:
             plan = self._plan(query, source, fusion_sources, conversation_id)
         finally:
             self._memo = None
-        if key is not None:
+        if key is not None and not self.meaning.deferred:  # (decided without its vectors)
             self._plans[key] = plan
             if len(self._plans) > PLAN_MEMO:
                 self._plans.popitem(last=False)
@@ -265,6 +339,10 @@ class Router:
     ) -> Plan:
         vocab = self.vocab
         text = query.strip()
+        language = detect(text)
+        if not language.english:
+            why = f"not English: {language.reason}; {ONLY_ENGLISH}"
+            return Plan(query, None, [PartPlan(text, [], why, "language")])
         follow_of: str | None = None
         inherited: list[str] | None = None
         previous = self.conversations.get(conversation_id)
@@ -327,12 +405,7 @@ class Router:
         deadline_at = time.monotonic() + settings.deadline
         ctx = QueryContext(now=datetime.now(UTC), conversation_id=req.conversation_id)
         await self._refresh_async_names()
-        plan = self.plan(
-            req.query,
-            source=req.source,
-            fusion_sources=req.fusion_sources,
-            conversation_id=req.conversation_id,
-        )
+        plan = await self._plan_async(req)
         verdict_run: tuple[Verdict, SourceRun] | None = None
         outcomes: list[PartOutcome] | tuple[PartOutcome, ...]
         if plan.condition is None and len(plan.parts) == 1:
@@ -355,6 +428,35 @@ class Router:
             used = last.answered_by or plan.parts[-1].sources
             self.conversations.put(req.conversation_id, plan.parts[-1].query, used)
         return result
+
+    async def _plan_async(self, req: SearchRequest) -> Plan:
+        """Plan without blocking the event loop on the embedding model.
+
+        A first plan defers every embedding it would need; they are computed with
+        the model's async call, and the question is planned again with them.
+        """
+        kw: dict[str, Any] = {
+            "source": req.source,
+            "fusion_sources": req.fusion_sources,
+            "conversation_id": req.conversation_id,
+        }
+        embedder = self.core.services.get("embedder")
+        if not usable_embedder(embedder) or not callable(getattr(embedder, "embed", None)):
+            return self.plan(req.query, **kw)
+        deferred: list[str] = []
+        self.meaning.deferred = deferred
+        try:
+            plan = self.plan(req.query, **kw)
+        finally:
+            self.meaning.deferred = None
+        if not deferred:
+            return plan
+        try:
+            await self.meaning.prepare(embedder, deferred)
+        except Exception as err:  # the model is a routing hint; never fail a question for it
+            _LOGGER.info("meaning stage without the embedding model: %s", err)
+            return plan
+        return self.plan(req.query, **kw)
 
     def _remaining(self, deadline_at: float) -> float:
         return deadline_at - time.monotonic()
@@ -397,6 +499,8 @@ class Router:
     async def _run_part(
         self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
     ) -> PartOutcome:
+        if part.mode == "language":
+            return PartOutcome(part.query, ONLY_ENGLISH, "none")
         if part.mode == "fusion" and len(part.sources) > 1:
             return await self._run_fusion(index, part, ctx, deadline_at)
         if part.mode == "default":
@@ -457,6 +561,15 @@ class Router:
                 answer = got
                 break
             why = f"fallback after {name} ({run.status})"
+            if (
+                not queue
+                and name == "ha"
+                and part.mode != "explicit"  # source="ha" asked for HA alone
+                and run.status in ("skipped", "empty")
+            ):
+                # Nothing in the home answered: the manuals and memories may.
+                queue = [n for n in ("rag", "memory") if n not in tried and self._configured(n)]
+                continue
             if not queue and not extended and all(r.status == "skipped" for r in runs):
                 extended = True  # nothing chosen is configured: try the default order
                 queue = [n for n in self._default_chain() if n not in tried and self._configured(n)]
@@ -607,6 +720,22 @@ class Router:
             ),
             conversation_id=req.conversation_id,
         )
+
+
+WEAK_AGREEMENT = 0.5  # a table score this low still counts when similarity agrees with it
+
+
+def _agreement(sc: Scores, ranking: Ranking) -> str | None:
+    """Two weak signals that point at the same source, each ahead of its runner-up."""
+    table = sc.ranked()
+    if not table or not ranking.scores or table[0][1] < WEAK_AGREEMENT:
+        return None
+    if len(table) > 1 and table[1][1] >= table[0][1]:
+        return None
+    best = ranking.scores[0]
+    if len(ranking.scores) > 1 and ranking.scores[1][1] >= best[1]:
+        return None
+    return best[0] if best[0] == table[0][0] else None
 
 
 def _nothing(runs: list[SourceRun]) -> str:

@@ -1,23 +1,10 @@
-"""Text helpers shared by routing, decomposition and caching: one normal form."""
+"""Routing's words: stopwords and content words over the shared normal form (textmatch)."""
 
 from __future__ import annotations
 
-import re
+from ..textmatch import normalize, tokens
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u00b4": "'", "`": "'"})
-_CONTRACTIONS = (
-    (re.compile(r"\b(can)'t\b"), r"\1 not"),
-    (re.compile(r"\bwon't\b"), "will not"),
-    (re.compile(r"\b(\w+)n't\b"), r"\1 not"),
-    (re.compile(r"\b(it|what|that|there|who|where|how|when|he|she|here)'s\b"), r"\1 is"),
-    (re.compile(r"\b(\w+)'re\b"), r"\1 are"),
-    (re.compile(r"\b(\w+)'ll\b"), r"\1 will"),
-    (re.compile(r"\b(\w+)'ve\b"), r"\1 have"),
-    (re.compile(r"\b(\w+)'d\b"), r"\1 would"),
-    (re.compile(r"\bi'm\b"), "i am"),
-)
-_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)?|[a-z0-9]+")
-_SPACES = re.compile(r"\s+")
+__all__ = ["STOPWORDS", "cache_key_text", "content_words", "normalize", "tokens"]
 
 # Words that carry no subject on their own; a question part needs at least one other word.
 STOPWORDS = frozenset(
@@ -156,20 +143,6 @@ STOPWORDS = frozenset(
         "such",
     ]
 )
-
-
-def normalize(text: str) -> str:
-    """Lower case, straight apostrophes, contractions expanded, single spaces."""
-    text = text.translate(_APOSTROPHES).lower()
-    if "'" in text:
-        for pattern, repl in _CONTRACTIONS:
-            text = pattern.sub(repl, text)
-    return _SPACES.sub(" ", text).strip()
-
-
-def tokens(text: str) -> list[str]:
-    """Word tokens of already-normalised text (numbers keep their decimals)."""
-    return _TOKEN.findall(text)
 
 
 def cache_key_text(text: str) -> str:

@@ -1,0 +1,349 @@
+"""The meaning stage: when the tables give no strong signal, which source is this about?
+
+Compares a question with each source's profile (profiles.py: a description and
+example requests) and with the live names of the home (entities, areas,
+monitors, feeds, databases, memory tags):
+
+* with the local embedding model loaded: cosine similarity of sentence vectors
+  (the best-matching example of each source);
+* without one: a lexical comparison of word stems, weighted by how few sources
+  use a stem (so "weather" says more than "today").
+
+It answers with a ranked list and, when one source is clearly ahead, the pick;
+the router says which method decided and the scores in ``reason``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .profiles import PROFILES
+from .text import content_words, normalize, tokens
+
+_LOGGER = logging.getLogger(__name__)
+
+# Lexical: a pick needs this score and this lead over the runner-up.
+LEXICAL_MIN = 1.7
+LEXICAL_LEAD = 1.25
+# Embedding: cosine a pick needs, and its lead over the runner-up.
+EMBED_MIN = 0.40
+EMBED_LEAD = 0.08
+QUESTION_MEMO = 2048  # question vectors kept (repeated questions are common)
+
+# Words too common in questions to tell sources apart.
+_WEAK = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "how",
+        "when",
+        "where",
+        "why",
+        "tell",
+        "show",
+        "give",
+        "me",
+        "my",
+        "our",
+        "please",
+        "now",
+        "right",
+        "moment",
+        "currently",
+        "much",
+        "many",
+        "any",
+        "anything",
+        "something",
+        "thing",
+        "things",
+        "know",
+        "like",
+        "get",
+        "got",
+        "going",
+        "want",
+        "need",
+        "make",
+        "let",
+    ]
+)
+
+
+_TIMES = frozenset(
+    ["today", "tonight", "tomorrow", "yesterday", "weekend", "morning", "afternoon", "evening"]
+)
+
+
+def stem(word: str) -> str:
+    """A crude English stem: enough for "batteries"/"battery", "opened"/"open"."""
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + repl
+    return word
+
+
+def stems(text: str) -> list[str]:
+    """Content-word stems of a text."""
+    return [stem(w) for w in content_words(tokens(normalize(text))) if w not in _WEAK]
+
+
+@dataclass(slots=True)
+class Ranking:
+    """What the meaning stage found for one question."""
+
+    method: str  # "embedding" | "lexical"
+    scores: list[tuple[str, float]]  # best first
+    pick: str | None
+    why: str = ""
+
+    def describe(self) -> str:
+        """Scores for ``reason``: ``kiwix 0.61, web 0.48``."""
+        fmt = "{:.2f}"
+        return ", ".join(f"{s} {fmt.format(v)}" for s, v in self.scores[:3])
+
+
+@dataclass(slots=True)
+class _Lexicon:
+    """Per-source stem weights built from profiles and live names."""
+
+    weights: dict[str, dict[str, float]] = field(default_factory=dict)
+    key: tuple[object, ...] = ()
+
+
+class MeaningStage:
+    """Ranks sources for a question by meaning (embedding) or by words (fallback)."""
+
+    def __init__(self) -> None:
+        self._lexicon = _Lexicon()
+        self._matrix: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
+        self._rows: list[str] = []  # the source of each matrix row
+        self._vectors_of: str | None = None
+        self._questions: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        #: When a list, embeddings are not computed inline: the texts that need one are
+        #: collected here (the async caller embeds them off the event loop, then re-plans).
+        self.deferred: list[str] | None = None
+
+    # --- lexical -------------------------------------------------------------------
+
+    def _build_lexicon(self, names: Mapping[str, Iterable[str]], key: tuple[object, ...]) -> None:
+        bags: dict[str, dict[str, float]] = {}
+        for prof in PROFILES:
+            bag = bags.setdefault(prof.source, {})
+            for text in (prof.description, *prof.examples):
+                for s in set(stems(text)):
+                    bag[s] = bag.get(s, 0.0) + 1.0
+        for source, items in names.items():
+            bag = bags.setdefault(source, {})
+            for name in items:
+                for s in set(stems(str(name).replace("_", " "))):
+                    bag[s] = bag.get(s, 0.0) + 2.0  # a live name's word is a strong hint
+        df: dict[str, int] = {}
+        for bag in bags.values():
+            for s in bag:
+                df[s] = df.get(s, 0) + 1
+        n = len(bags)
+        weights: dict[str, dict[str, float]] = {}
+        for source, bag in bags.items():
+            weights[source] = {
+                s: (1.0 + math.log(c)) * math.log(1 + n / df[s]) for s, c in bag.items()
+            }
+        self._lexicon = _Lexicon(weights, key)
+
+    def lexical(
+        self,
+        question: str,
+        candidates: list[str],
+        names: Callable[[], Mapping[str, Iterable[str]]],
+        names_key: object,
+    ) -> Ranking:
+        """Word-stem overlap with each source's profile and live names."""
+        if self._lexicon.key != (names_key,):
+            self._build_lexicon(names(), (names_key,))
+        qs = list(dict.fromkeys(stems(question)))
+        scores: list[tuple[str, float]] = []
+        if qs:
+            for source in candidates:
+                w = self._lexicon.weights.get(source, {})
+                # A time word ("tonight") hints at the forecast but decides nothing alone.
+                total = sum(w.get(s, 0.0) * (0.5 if s in _TIMES else 1.0) for s in qs)
+                if total > 0:
+                    scores.append((source, total / math.sqrt(len(qs))))
+        scores.sort(key=lambda kv: -kv[1])
+        return Ranking("lexical", scores, _pick(scores, LEXICAL_MIN, LEXICAL_LEAD, ratio=True))
+
+    # --- embedding -----------------------------------------------------------------
+
+    def _profile_texts(self) -> list[tuple[str, str]]:
+        texts: list[tuple[str, str]] = []
+        for prof in PROFILES:
+            texts.append((prof.source, prof.description))
+            texts.extend((prof.source, e) for e in prof.examples)
+        return texts
+
+    def _set_profiles(self, name: str, vectors: Any) -> None:
+        self._matrix = np.asarray(vectors, dtype=np.float32)
+        self._rows = [source for source, _ in self._profile_texts()]
+        self._vectors_of = name
+        self._questions.clear()
+
+    def _profile_matrix(self, embedder: Any) -> npt.NDArray[np.float32]:
+        name = str(getattr(embedder, "name", "embedder"))
+        if self._vectors_of != name:
+            if self.deferred is not None:
+                raise _Deferred
+            vectors = embedder.embed_sync([t for _, t in self._profile_texts()])
+            self._set_profiles(name, vectors)
+        return self._matrix
+
+    def _remember(self, question: str, vector: Any) -> npt.NDArray[np.float32]:
+        vec = np.asarray(vector, dtype=np.float32)
+        self._questions[_key(question)] = vec
+        if len(self._questions) > QUESTION_MEMO:
+            self._questions.popitem(last=False)
+        return vec
+
+    async def prepare(self, embedder: Any, texts: list[str]) -> None:
+        """Embed profiles and questions with the model's async call (off the event loop)."""
+        name = str(getattr(embedder, "name", "embedder"))
+        if self._vectors_of != name:
+            self._set_profiles(name, await embedder.embed([t for _, t in self._profile_texts()]))
+        todo = list(dict.fromkeys(t for t in texts if _key(t) not in self._questions))
+        if todo:
+            for text, vector in zip(todo, await embedder.embed(todo), strict=True):
+                self._remember(text, vector)
+
+    def _question_vector(self, embedder: Any, question: str) -> npt.NDArray[np.float32]:
+        hit = self._questions.get(_key(question))
+        if hit is not None:
+            self._questions.move_to_end(_key(question))
+            return hit
+        if self.deferred is not None:
+            self.deferred.append(question)
+            raise _Deferred
+        return self._remember(question, embedder.embed_sync([question])[0])
+
+    def embedded(self, question: str, candidates: list[str], embedder: Any) -> Ranking | None:
+        """Cosine of the question with each source's best examples; None if the model fails."""
+        try:
+            matrix = self._profile_matrix(embedder)
+            q = self._question_vector(embedder, question)
+        except _Deferred:
+            if self.deferred is not None and question not in self.deferred:
+                self.deferred.append(question)
+            return None
+        except Exception as err:  # a model problem must never fail routing
+            _LOGGER.info("meaning stage without the embedding model: %s", err)
+            return None
+        sims = (matrix @ q).tolist()
+        per: dict[str, list[float]] = {}
+        for source, sim in zip(self._rows, sims, strict=True):
+            per.setdefault(source, []).append(float(sim))
+        scores: list[tuple[str, float]] = []
+        for source in candidates:
+            values = sorted(per.get(source, ()), reverse=True)
+            if values:
+                top = values[:2]
+                scores.append((source, 0.7 * top[0] + 0.3 * (sum(top) / len(top))))
+        scores.sort(key=lambda kv: -kv[1])
+        return Ranking("embedding", scores, _pick(scores, EMBED_MIN, EMBED_LEAD, ratio=False))
+
+
+# The shape of an encyclopedia question: asks what/who something is or was, how it works,
+# when it happened; nothing personal, nothing about now. Used only when no table matched.
+_ENCYCLOPEDIC = re.compile(
+    r"^(?:who\s+(?:was|were|is|are|invented|discovered|wrote|painted|composed|founded|sang|"
+    r"built|designed|directed|created|killed|ruled|won)\b"
+    r"|what\s+(?:is|was|are|were)\s+(?:a|an|the)\b"
+    r"|what\s+(?:is|was|are|were)\s+\w+$"
+    r"|what\s+(?:does|did)\s+(?:the\s+word\s+)?\S+\s+mean\b"
+    r"|when\s+(?:did|was|were)\b"
+    r"|how\s+(?:does|do|did)\b.*\b(?:work|end|start|begin|happen|form|evolve)\b"
+    r"|(?:please\s+)?(?:tell\s+me\s+about|explain|define|describe)\b)",
+    re.IGNORECASE,
+)
+_NOT_ENCYCLOPEDIC = re.compile(
+    r"\b(?:i|my|me(?!\s+about)|we|our|us|you|your|today|tonight|tomorrow|yesterday|now|"
+    r"currently|current|latest|recent|recently|next|this\s+(?:week|weekend|morning|evening|year)|"
+    r"good|best|should|recommend|favourite|favorite|price|cost|buy|open|weather)\b",
+    re.IGNORECASE,
+)
+
+
+_ARTICLES = frozenset(["a", "an", "the"])
+MAX_TOPIC = 2  # content words of a bare topic ("black holes", "ancient egypt")
+
+
+def encyclopedic(question: str) -> bool:
+    """True for "what is a …", "who invented …", "when did …" with nothing personal or current.
+
+    A bare topic of one or two words ("volcanoes", "black holes") is a lookup too.
+    """
+    text = normalize(question).strip(" ?!.")
+    if _NOT_ENCYCLOPEDIC.search(text):
+        return False
+    if _ENCYCLOPEDIC.match(text):
+        return True
+    toks = [t for t in tokens(text) if t not in _ARTICLES]
+    return 0 < len(toks) <= MAX_TOPIC and len(content_words(toks)) == len(toks)
+
+
+# The shape of a question about what happened in the home over a while: past tense and a
+# window of time ("which doors were opened this afternoon", "who came by since noon").
+_HAPPENED = re.compile(
+    r"\b(?:was|were|did|has been|have been|came|went|left|\w+ed)\b.*"
+    r"\b(?:today|this (?:morning|afternoon|evening)|since|overnight|last night|while)\b",
+    re.IGNORECASE,
+)
+
+
+def happened(question: str) -> bool:
+    """True for a past-tense question bounded by a window of time today."""
+    text = normalize(question)
+    return bool(_HAPPENED.search(text)) and not _NOT_HAPPENED.search(text)
+
+
+_NOT_HAPPENED = re.compile(r"\b(?:will|tomorrow|tonight|forecast|news|headlines?)\b")
+
+
+class _Deferred(Exception):
+    """An embedding is needed that the async caller will compute."""
+
+
+def _key(question: str) -> str:
+    return " ".join(tokens(normalize(question)))
+
+
+def usable_embedder(embedder: Any) -> bool:
+    """A loaded sentence-embedding model (not the knowledge store's hashing fallback)."""
+    if embedder is None or not callable(getattr(embedder, "embed_sync", None)):
+        return False
+    if getattr(embedder, "name", "") == "hashing-fallback":
+        return False
+    return bool(getattr(embedder, "ready", True))
+
+
+def _pick(scores: list[tuple[str, float]], floor: float, lead: float, *, ratio: bool) -> str | None:
+    if not scores or scores[0][1] < floor:
+        return None
+    if len(scores) == 1:
+        return scores[0][0]
+    best, second = scores[0][1], scores[1][1]
+    ahead = best >= second * lead if ratio else best - second >= lead
+    return scores[0][0] if ahead else None

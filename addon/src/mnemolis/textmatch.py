@@ -1,0 +1,70 @@
+"""One tokenizer and one Reciprocal Rank Fusion for routing, knowledge search and HA matching.
+
+* ``normalize`` + ``tokens``: the normal form questions are compared in (lower case,
+  straight apostrophes, English contractions expanded; Unicode word tokens, numbers
+  keep their decimals).
+* ``words``: tokens of raw text with possessive 's dropped (for names: "Anna's phone").
+* ``rrf``: the sum over rankings of 1 / (k + rank), ranks from 1; a key met again in
+  the same ranking keeps its best (first) rank.
+
+The router uses these today; knowledge/text.py (``query_tokens``, ``rrf``) and
+ha/matching.py (``words``) are the places that would switch to them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable, Sequence
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u00b4": "'", "`": "'"})
+_CONTRACTIONS = (
+    (re.compile(r"\b(can)'t\b"), r"\1 not"),
+    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\b(\w+)n't\b"), r"\1 not"),
+    (re.compile(r"\b(it|what|that|there|who|where|how|when|he|she|here)'s\b"), r"\1 is"),
+    (re.compile(r"\b(\w+)'re\b"), r"\1 are"),
+    (re.compile(r"\b(\w+)'ll\b"), r"\1 will"),
+    (re.compile(r"\b(\w+)'ve\b"), r"\1 have"),
+    (re.compile(r"\b(\w+)'d\b"), r"\1 would"),
+    (re.compile(r"\bi'm\b"), "i am"),
+)
+_TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)?", re.UNICODE)
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    """Lower case, straight apostrophes, contractions expanded, single spaces."""
+    text = text.translate(_APOSTROPHES).lower()
+    if "'" in text:
+        for pattern, repl in _CONTRACTIONS:
+            text = pattern.sub(repl, text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens of already-normalised text (numbers keep their decimals)."""
+    return _TOKEN.findall(text)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens of raw text, possessive 's dropped (names, aliases)."""
+    return _TOKEN.findall(_POSSESSIVE.sub("", text.lower()))
+
+
+def rrf_score(ranks: Iterable[int], k: int = 60) -> float:
+    """One item's fused score from its rank (from 1) in each ranking that has it."""
+    return sum(1.0 / (k + r) for r in ranks)
+
+
+def rrf[K: Hashable](rankings: Iterable[Sequence[K]], k: int = 60) -> list[tuple[K, float]]:
+    """Reciprocal Rank Fusion: keys by Σ 1/(k + rank), best first (ties keep first-seen order)."""
+    ranks: dict[K, list[int]] = {}
+    for ranking in rankings:
+        seen: set[K] = set()
+        for rank, key in enumerate(ranking, start=1):
+            if key not in seen:
+                seen.add(key)
+                ranks.setdefault(key, []).append(rank)
+    scores = {key: rrf_score(r, k) for key, r in ranks.items()}
+    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
