@@ -354,8 +354,8 @@ def apply_generated_api_key(settings: Settings) -> Path | None:
     path = Path(settings.data_dir) / GENERATED_KEY_FILE
     try:
         key = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        key = ""
+    except (FileNotFoundError, NotADirectoryError):
+        key = ""  # none kept yet (or no folder to keep it in: writing says so)
     except OSError as err:
         raise ConfigError(f"API key file {path}: cannot read ({err.strerror or err})") from err
     if len(key) < 32:
