@@ -305,6 +305,13 @@ def test_ask_sources_knowledge_log(
     web_card.get_by_role("button", name="Test web").click()
     expect(web_card.locator(".result-box")).to_contain_text("Mosquitto")
     expect(web_card.locator(".result-box .badge")).to_have_text("ok")
+    # How to connect Claude Desktop: this server's MCP URL, no key on an open server.
+    connect = page.locator("#connect")
+    expect(connect.locator("#connect-url")).to_have_text(server.url + "/mcp")
+    expect(connect.locator("#connect-config")).to_contain_text('"mcp-remote"')
+    expect(connect.locator("#connect-config")).to_contain_text(server.url + "/mcp")
+    expect(connect.locator("#connect-config")).not_to_contain_text("Authorization")
+    expect(connect).to_contain_text("none set")
     audit(page)
     shot(page, "sources")
 
@@ -534,6 +541,9 @@ def test_api_key_prompt_and_read_key_errors(
     dialog.get_by_role("button", name="Use key").click()
     expect(page.locator('[data-source="web"]')).to_contain_text("healthy")
     expect(page.locator("#auth-state")).to_have_text("API key set")
+    # The read key does not reveal the keys that connect a client.
+    expect(page.locator("#connect")).to_contain_text("shown with the full API key")
+    expect(page.locator("#connect-key")).to_have_count(0)
     shot(page, "api-key-read")
     # The read key reads, but cannot change anything: a clear message says why.
     page.get_by_role("tab", name="Knowledge").click()
@@ -548,6 +558,18 @@ def test_api_key_prompt_and_read_key_errors(
     expect(page.locator("#auth-state")).to_have_text("")
     page.get_by_role("tab", name="Sources").click()
     expect(page.get_by_role("dialog", name="API key needed")).to_be_visible()
+    # With the full key the Sources tab shows the key (masked until asked) and the
+    # Claude Desktop config that carries it.
+    page.get_by_label("API key", exact=True).fill("full-key-for-ui-test")
+    page.get_by_role("dialog").get_by_role("button", name="Use key").click()
+    key = page.locator("#connect-key")
+    expect(key).not_to_have_text("full-key-for-ui-test")
+    expect(page.locator("#connect-config")).to_contain_text("Bearer YOUR_API_KEY")
+    page.get_by_role("button", name="Show key").click()
+    expect(key).to_have_text("full-key-for-ui-test")
+    expect(page.locator("#connect-config")).to_contain_text("Bearer full-key-for-ui-test")
+    expect(page.locator("#connect")).to_contain_text("set in the options")
+    audit(page)
     # Console errors here are the browser reporting the expected 401/403 answers.
     assert all("401" in p or "403" in p for p in problems), problems
     page.context.close()

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from . import context, health, memories, metrics, openai, queries, rag, search, sources, ui
+from . import (
+    connection,
+    context,
+    health,
+    memories,
+    metrics,
+    openai,
+    queries,
+    rag,
+    search,
+    sources,
+    ui,
+)
 from .registry import Access, Endpoint, RouteTable
 
 # Add a module here to expose its routes (and document them in /openapi.json).
@@ -17,6 +29,7 @@ ROUTE_TABLES: list[RouteTable] = [
     memories.routes,
     context.routes,
     openai.routes,
+    connection.routes,
 ]
 
 __all__ = ["ROUTE_TABLES", "Access", "Endpoint", "RouteTable"]

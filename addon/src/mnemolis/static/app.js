@@ -448,8 +448,78 @@
       resultBox);
   }
 
+  // The claude_desktop_config.json entry for this server (mcp-remote bridge).
+  function mcpRemoteConfig(url, key) {
+    const args = ["mcp-remote", url];
+    if (/^http:\/\//.test(url) && !/^http:\/\/(localhost|127\.0\.0\.1)[:/]/.test(url)) args.push("--allow-http");
+    if (key) args.push("--header", `Authorization: Bearer ${key}`);
+    return JSON.stringify({ mcpServers: { mnemolis: { command: "npx", args } } }, null, 2);
+  }
+
+  function copyButton(label, value) {
+    const button = el("button", { type: "button", class: "small secondary", text: `Copy ${label}` });
+    button.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(value());
+        button.textContent = "Copied";
+      } catch {
+        button.textContent = "Select and copy by hand";
+      }
+      setTimeout(() => { button.textContent = `Copy ${label}`; }, 2000);
+    });
+    return button;
+  }
+
+  async function loadConnect() {
+    const body = $("connect-body");
+    let info;
+    try {
+      info = await api("GET", "api/connection");
+    } catch (err) {
+      if (err.status === 403 || err.status === 401) {
+        clear(body).append(el("p", { class: "hint", text: "The MCP address and the API key are shown with the full API key, or when you open Mnemolis from Home Assistant's sidebar." }));
+      } else {
+        showError(body, err, "Connection details could not be loaded");
+      }
+      return;
+    }
+    const ingress = document.documentElement.dataset.ingress === "true";
+    // Behind ingress the page comes from Home Assistant; MCP clients reach the add-on's own port.
+    const origin = ingress ? `http://${location.hostname}:${info.port}` : location.origin;
+    const url = `${origin}${info.mcp_path}`;
+    const key = info.api_key;
+    let shown = false;
+    const keyText = el("code", { id: "connect-key", text: key ? "•".repeat(16) : "" });
+    const config = el("pre", { id: "connect-config", class: "code" });
+    const render = () => {
+      if (key) keyText.textContent = shown ? key : "•".repeat(16);
+      config.textContent = mcpRemoteConfig(url, key ? (shown ? key : "YOUR_API_KEY") : "");
+    };
+    const toggle = el("button", { type: "button", class: "small secondary", id: "connect-show", "aria-pressed": "false", text: "Show key" });
+    toggle.addEventListener("click", () => {
+      shown = !shown;
+      toggle.textContent = shown ? "Hide key" : "Show key";
+      toggle.setAttribute("aria-pressed", shown ? "true" : "false");
+      render();
+    });
+    render();
+    const origins = { generated: "made by the add-on on first start", option: "set in the options", none: "none set: anyone who can reach the port may connect" };
+    const rows = [
+      el("dt", { text: "MCP (Streamable HTTP)" }), el("dd", {}, el("code", { id: "connect-url", text: url })),
+      el("dt", { text: "MCP (legacy SSE)" }), el("dd", {}, el("code", { text: `${origin}${info.sse_path}` })),
+      el("dt", { text: "API key" }), el("dd", {}, key ? keyText : null, " ", el("span", { class: "muted", text: `(${origins[info.key_origin] || info.key_origin}${info.key_file ? `, kept in ${info.key_file}` : ""})` })),
+    ];
+    clear(body).append(
+      el("dl", { class: "kv" }, rows),
+      key ? el("div", { class: "actions" }, toggle, copyButton("key", () => key)) : null,
+      el("p", { class: "hint", text: "Claude Desktop: add this to claude_desktop_config.json (Settings → Developer → Edit Config)." }),
+      config,
+      el("div", { class: "actions" }, copyButton("config", () => mcpRemoteConfig(url, key || ""))));
+  }
+
   function setUpSources() {
     const load = async () => {
+      loadConnect();
       const list = $("sources-list");
       $("sources-status").textContent = "Loading sources…";
       try {
