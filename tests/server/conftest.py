@@ -88,7 +88,7 @@ class ServerProcess:
         return self.proc.returncode
 
 
-def wait_http(url: str, timeout: float = 20.0) -> None:
+def wait_http(url: str, timeout: float = 60.0) -> None:
     """Poll a URL until it answers (any status) or fail."""
     import urllib.error
     import urllib.request
