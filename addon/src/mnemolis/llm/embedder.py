@@ -6,7 +6,7 @@ import asyncio
 import logging
 from typing import Any
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, Unavailable
 from ..settings import LLMSettings
 from .catalog import ModelFile
 from .worker import Job, ModelWorker, ThreadedModel
@@ -71,6 +71,8 @@ class LocalEmbedder(ThreadedModel):
         # One text per decode: a text's vector never depends on what it was
         # batched with, so a query and an indexed chunk with the same words match.
         for text in texts:
+            if self.worker.closing:
+                raise Unavailable(f"the embedding model {self.name} is shutting down")
             n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
             row = llama.embed(text, normalize=True, truncate=True)
             vectors.append([float(x) for x in row])

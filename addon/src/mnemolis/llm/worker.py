@@ -54,6 +54,16 @@ class ModelWorker:
         """True while a job runs."""
         return self._running is not None
 
+    @property
+    def closing(self) -> bool:
+        """True once close() began: a long job checks it between steps and stops."""
+        return self._closed
+
+    @property
+    def stopped(self) -> bool:
+        """True when the thread has ended (nothing can still be using the model)."""
+        return not self._thread.is_alive()
+
     def submit(self, fn: Callable[[Job], Any], *, bounded: bool = True) -> Job:
         """Queue ``fn``; raise RateLimited when ``max_waiting`` bounded jobs already wait."""
         job = Job(fn=fn, bounded=bounded)
@@ -163,6 +173,13 @@ class ThreadedModel(abc.ABC):
     def close(self) -> None:
         """Stop the thread and free the model (blocking; call off the loop)."""
         self.worker.close()
+        if not self.worker.stopped:
+            # Freeing weights a running decode still reads would crash the process.
+            _LOGGER.warning(
+                "the %s is still busy; it is left loaded until the process ends", self.label
+            )
+            self.state = "closed"
+            return
         if self._llama is not None:
             try:
                 self._llama.close()
