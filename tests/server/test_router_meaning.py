@@ -12,7 +12,9 @@ import pytest
 
 from mnemolis.requests import SearchRequest
 from mnemolis.router.language import ONLY_ENGLISH, detect
-from mnemolis.router.meaning import MeaningStage, encyclopedic, happened, stem
+from mnemolis.router.meaning import MeaningStage
+from mnemolis.router.shapes import encyclopedic, happened
+from mnemolis.router.text import stem
 from mnemolis.textmatch import normalize, rrf, tokens, words
 
 from .routing_cases import FakeSource, Home, deps_for, make_home
@@ -57,11 +59,14 @@ def test_meaning_reason_names_the_method_and_scores() -> None:
     assert "ha " in part["reason"].split("by meaning (lexical):", 1)[1]
 
 
-def test_encyclopedia_first_only_when_kiwix_is_configured() -> None:
+async def test_without_kiwix_an_encyclopedia_question_goes_to_the_web() -> None:
     home = make_home()
     home.fakes["kiwix"]._configured = False
     part = home.core.route("When did the Berlin Wall fall?")["parts"][0]
-    assert part["sources"] != ["kiwix"]
+    assert "kiwix is not configured (falls back to web)" in part["reason"], part
+    result = await ask(home, "When did the Berlin Wall fall?")
+    assert [(r.name, r.status) for r in result.sources] == [("kiwix", "skipped"), ("web", "ok")]
+    assert result.source_used == "web"
 
 
 def test_nothing_to_go_on_keeps_the_default_order() -> None:

@@ -218,8 +218,9 @@ def _plan(cond: str, rest: str) -> ConditionPlan:
     cond = cond.strip().strip(",").rstrip("?.!").strip()
     rest = rest.strip().strip(",").strip()
     subject = _COND_SUBJECT.match(cond)
-    if subject and _IT.search(rest):
-        # "If the garage door is open, when did it open?": "it" is the garage door.
+    if subject and _IT.search(rest) and not _WEATHER.intersection(tokens(normalize(rest))):
+        # "If the garage door is open, when did it open?": "it" is the garage door
+        # (but in "…, is it going to rain tonight?" it is the weather).
         rest = _IT.sub(subject.group("subj"), rest, count=1)
     return ConditionPlan(text=cond, consequent=rest, kind=condition_kind(cond))
 

@@ -64,8 +64,9 @@ _FOREIGN: dict[str, frozenset[str]] = {
         "co czy dlaczego dzisiaj gdzie i ja jak jest jutro kiedy kto lub my nie są ty"
     ),
     "Scandinavian": _words(
-        "blir bliver er hur hva hvad hvor hvordan i idag ikke imorgon inte jag jeg morgen "
-        "nu när når och og vad var vi är"
+        "att blir bliver det du er finns för hur hva hvad hvor hvordan i idag ikke imorgon "
+        "inte jag jeg kommer med morgen morgon nu när når och og om på skal ska vad var vi "
+        "är"
     ),
     "Turkish": _words("bugün kim mi mu mü mı nasıl ne nerede var ve yarın yok"),  # noqa: RUF001
 }

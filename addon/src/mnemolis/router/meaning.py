@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .profiles import PROFILES
-from .text import content_words, normalize, tokens
+from .text import content_words, normalize, stem, tokens
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -83,20 +82,6 @@ _WEAK = frozenset(
 _TIMES = frozenset(
     ["today", "tonight", "tomorrow", "yesterday", "weekend", "morning", "afternoon", "evening"]
 )
-
-
-def stem(word: str) -> str:
-    """A crude English stem: enough for "batteries"/"battery", "opened"/"open"."""
-    for suffix, repl in (
-        ("ies", "y"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + repl
-    return word
 
 
 def stems(text: str) -> list[str]:
@@ -263,63 +248,6 @@ class MeaningStage:
                 scores.append((source, 0.7 * top[0] + 0.3 * (sum(top) / len(top))))
         scores.sort(key=lambda kv: -kv[1])
         return Ranking("embedding", scores, _pick(scores, EMBED_MIN, EMBED_LEAD, ratio=False))
-
-
-# The shape of an encyclopedia question: asks what/who something is or was, how it works,
-# when it happened; nothing personal, nothing about now. Used only when no table matched.
-_ENCYCLOPEDIC = re.compile(
-    r"^(?:who\s+(?:was|were|is|are|invented|discovered|wrote|painted|composed|founded|sang|"
-    r"built|designed|directed|created|killed|ruled|won)\b"
-    r"|what\s+(?:is|was|are|were)\s+(?:a|an|the)\b"
-    r"|what\s+(?:is|was|are|were)\s+\w+$"
-    r"|what\s+(?:does|did)\s+(?:the\s+word\s+)?\S+\s+mean\b"
-    r"|when\s+(?:did|was|were)\b"
-    r"|how\s+(?:does|do|did)\b.*\b(?:work|end|start|begin|happen|form|evolve)\b"
-    r"|(?:please\s+)?(?:tell\s+me\s+about|explain|define|describe)\b)",
-    re.IGNORECASE,
-)
-_NOT_ENCYCLOPEDIC = re.compile(
-    r"\b(?:i|my|me(?!\s+about)|we|our|us|you|your|today|tonight|tomorrow|yesterday|now|"
-    r"currently|current|latest|recent|recently|next|this\s+(?:week|weekend|morning|evening|year)|"
-    r"good|best|should|recommend|favourite|favorite|price|cost|buy|open|weather)\b",
-    re.IGNORECASE,
-)
-
-
-_ARTICLES = frozenset(["a", "an", "the"])
-MAX_TOPIC = 2  # content words of a bare topic ("black holes", "ancient egypt")
-
-
-def encyclopedic(question: str) -> bool:
-    """True for "what is a …", "who invented …", "when did …" with nothing personal or current.
-
-    A bare topic of one or two words ("volcanoes", "black holes") is a lookup too.
-    """
-    text = normalize(question).strip(" ?!.")
-    if _NOT_ENCYCLOPEDIC.search(text):
-        return False
-    if _ENCYCLOPEDIC.match(text):
-        return True
-    toks = [t for t in tokens(text) if t not in _ARTICLES]
-    return 0 < len(toks) <= MAX_TOPIC and len(content_words(toks)) == len(toks)
-
-
-# The shape of a question about what happened in the home over a while: past tense and a
-# window of time ("which doors were opened this afternoon", "who came by since noon").
-_HAPPENED = re.compile(
-    r"\b(?:was|were|did|has been|have been|came|went|left|\w+ed)\b.*"
-    r"\b(?:today|this (?:morning|afternoon|evening)|since|overnight|last night|while)\b",
-    re.IGNORECASE,
-)
-
-
-def happened(question: str) -> bool:
-    """True for a past-tense question bounded by a window of time today."""
-    text = normalize(question)
-    return bool(_HAPPENED.search(text)) and not _NOT_HAPPENED.search(text)
-
-
-_NOT_HAPPENED = re.compile(r"\b(?:will|tomorrow|tonight|forecast|news|headlines?)\b")
 
 
 class _Deferred(Exception):

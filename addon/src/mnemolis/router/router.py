@@ -31,8 +31,10 @@ from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
 from .language import ONLY_ENGLISH, detect
-from .meaning import MeaningStage, Ranking, encyclopedic, happened, usable_embedder
+from .meaning import MeaningStage, Ranking, usable_embedder
+from .shapes import encyclopedic, happened
 from .signals import DynamicVocabulary, Scores, describe, score
+from .vocabulary import MATCH
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
@@ -188,6 +190,7 @@ class Router:
         """Route one part: tables, then meaning, then (at run time) the model, then defaults."""
         sc = self.scores(query)
         strong, note = self._route_out(sc.strong(), sc)
+        note += _topics(sc, strong)
         if len(strong) >= 2 and not any(sc.named(n) or sc.names.get(n) for n in strong):
             # Table words for several sources, none named or matched on a live name
             # ("how do I clean the dishwasher filter": HA's word, the manuals' question):
@@ -377,7 +380,7 @@ class Router:
             else:
                 part.reason = f"{prefix}: {part.reason}"
             return Plan(query, condition, [part], follow_of)
-        pieces = carry_subject(decompose(body, self._strong))
+        pieces = carry_subject(decompose(body, self._strong), self._strong)
         if source != "auto":
             parts = [PartPlan(p, [source], "requested", "explicit") for p in pieces]
         else:
@@ -736,6 +739,17 @@ def _agreement(sc: Scores, ranking: Ranking) -> str | None:
     if len(ranking.scores) > 1 and ranking.scores[1][1] >= best[1]:
         return None
     return best[0] if best[0] == table[0][0] else None
+
+
+def _topics(sc: Scores, strong: list[str]) -> str:
+    """Sources a question shape outranked ("ha's “fridge” is the topic"), for ``reason``."""
+    out = sc.outranked()
+    notes = [
+        f"{source} {sc.explain(source)}"
+        for source in out
+        if sc.totals.get(source, 0.0) >= MATCH and source not in strong
+    ]
+    return f" (only the topic: {'; '.join(notes)})" if notes else ""
 
 
 def _nothing(runs: list[SourceRun]) -> str:

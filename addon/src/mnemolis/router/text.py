@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..textmatch import normalize, tokens
 
-__all__ = ["STOPWORDS", "cache_key_text", "content_words", "normalize", "tokens"]
+__all__ = ["STOPWORDS", "cache_key_text", "content_words", "normalize", "stem", "tokens"]
 
 # Words that carry no subject on their own; a question part needs at least one other word.
 STOPWORDS = frozenset(
@@ -153,3 +153,17 @@ def cache_key_text(text: str) -> str:
 def content_words(toks: list[str]) -> list[str]:
     """Tokens that say something: not stopwords, not lone letters."""
     return [t for t in toks if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+
+
+def stem(word: str) -> str:
+    """A crude English stem: enough for "batteries"/"battery", "opened"/"open"."""
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + repl
+    return word

@@ -1,0 +1,569 @@
+"""Question shapes: what a question asks, read from its form rather than its words.
+
+A table word says what a question is *about* ("dishwasher", "lights", "solar",
+"Anna"); its shape says what is *asked*: "how long is the guarantee on the
+fridge?" asks a document, "what causes the northern lights?" asks for an
+explanation, "remind me what I wanted to buy for Anna" asks what the user said.
+Each shape names the source that answers that kind of question and the kinds of
+evidence of the other sources it outranks:
+
+* ``word`` / ``phrase``: table words and phrases (a topic, not an ask);
+* ``name``: a live name (an entity, area, monitor, feed, database, tag);
+* ``naming``: a word that names a source outright ("weather", "the news").
+
+Patterns of the tables and other shapes are never outranked: "is the kitchen
+light on" is a question about a state whatever else it mentions. ``signals.py``
+scores the shapes beside the tables; ``Scores.strong`` applies the outranking.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .text import content_words, normalize, tokens
+from .vocabulary import HA_DEVICE_WORDS, NAMING, PHRASES, TIME_WORDS, WEEKDAYS, WORDS
+
+SHAPE_WEIGHT = 2.5  # a shape is a match on its own (MATCH is 2.0)
+
+TOPIC = frozenset({"word", "phrase"})
+TOPIC_AND_NAMES = frozenset({"word", "phrase", "name"})
+ANY_TOPIC = frozenset({"word", "phrase", "naming"})
+
+# --- what the guards look at -------------------------------------------------------
+
+_PERSONAL = re.compile(r"\b(?:i|my|me|mine|we|our|us|you|your)\b")
+_CURRENT = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|now|currently|current|latest|recent|recently|"
+    r"next|upcoming|this (?:week|weekend|morning|afternoon|evening|year|month)|"
+    r"price|prices|cost|costs|buy|cheap|cheaper|cheapest|deal|deals|score|open|opening)\b"
+)
+_HOME_WORDS = frozenset(
+    ["home", "house", "flat", "apartment", "indoors", "inside", "upstairs", "downstairs"]
+)
+_DETERMINERS = frozenset(["the", "my", "our", "any", "all", "every", "each", "which", "a", "an"])
+_DAYS = "|".join(f"{d}s?" for d in WEEKDAYS)
+
+# Words some source's tables own (weight ≥ 1) or that name a source: a personal
+# question about one of them ("what is my energy usage") belongs to that source.
+_OWNED = frozenset(
+    [w for words in WORDS.values() for w, v in words.items() if v >= 1]
+    + [w for names in NAMING.values() for n in names for w in n.split()]
+)
+
+
+# Kinds of documents a household keeps (what "what does my … say" asks).
+DOCUMENT_NOUNS = frozenset(
+    "manual manuals guide guides lease contract contracts policy policies warranty "
+    "documentation docs notes recipe recipes instructions agreement agreements terms invoice "
+    "invoices receipt receipts booklet leaflet label paperwork letter letters report reports "
+    "spec specs handbook brochure datasheet certificate deed deeds statement statements "
+    "bill bills insurance".split()
+)
+_DOCS = "|".join(sorted(DOCUMENT_NOUNS))
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a shape's guard may look at besides the text."""
+
+    text: str  # the normalised question
+    toks: list[str]
+    names: dict[str, list[str]]  # live names found per source
+
+
+def home_reference(ctx: Context) -> bool:
+    """True when the question points at the home: a live HA name, "the house", "the fridge".
+
+    A device word counts when it heads its noun phrase right after a determiner or
+    an area ("the fridge", "the kitchen lights"), not inside another noun phrase
+    ("the northern lights", "the solar system").
+    """
+    if ctx.names.get("ha"):
+        return True
+    toks = ctx.toks
+    if _HOME_WORDS.intersection(toks):
+        return True
+    for i, tok in enumerate(toks):
+        if tok not in HA_DEVICE_WORDS:
+            continue
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        if nxt and nxt not in _PHRASE_END and not nxt.endswith(("ed", "ing")):
+            continue  # "solar system", "light year": the device word is not the head
+        prev = toks[i - 1] if i else ""
+        if prev in _DETERMINERS or prev in HA_DEVICE_WORDS or f"{prev} {tok}" in _HA_PHRASES:
+            return True  # "the fridge", "the kitchen light", "the front door"
+    return False
+
+
+_HA_PHRASES = frozenset(PHRASES["ha"])
+
+
+# What may follow the head noun of a noun phrase (end, verb, preposition, state).
+_PHRASE_END = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "in",
+        "on",
+        "off",
+        "at",
+        "of",
+        "for",
+        "to",
+        "and",
+        "or",
+        "still",
+        "right",
+        "now",
+        "open",
+        "closed",
+        "running",
+        "work",
+        "works",
+        "working",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "use",
+        "uses",
+        "say",
+        "says",
+        "need",
+        "needs",
+        "set",
+        "last",
+        "turned",
+        "switched",
+        "left",
+        "been",
+        "be",
+        "will",
+        "would",
+        "should",
+        "can",
+        "so",
+        "too",
+        "doing",
+        "locked",
+        "unlocked",
+        "playing",
+        *TIME_WORDS,
+        # verbs a device does ("the lights turn on", "the fridge beeps")
+        "turn",
+        "turns",
+        "go",
+        "goes",
+        "come",
+        "comes",
+        "stay",
+        "stays",
+        "get",
+        "gets",
+        "keep",
+        "keeps",
+        "stop",
+        "stops",
+        "start",
+        "starts",
+        "run",
+        "runs",
+        "beep",
+        "beeps",
+        "flash",
+        "flashes",
+        "flicker",
+        "leak",
+        "leaks",
+        "make",
+        "makes",
+        "need",
+        "show",
+        "shows",
+    ]
+)
+
+
+def _encyclopedic_guard(ctx: Context) -> bool:
+    """Nothing personal, current, of the home, or naming another source ("the news")."""
+    if _PERSONAL.search(ctx.text) or _CURRENT.search(ctx.text) or _ADVICE.search(ctx.text):
+        return False
+    if any(t in _NAMING_WORDS for t in ctx.toks):
+        return False
+    return not home_reference(ctx)
+
+
+def _conceptual_guard(ctx: Context) -> bool:
+    """ "The difference between weather and climate": a source's word as a concept is fine."""
+    return not (_PERSONAL.search(ctx.text) or _CURRENT.search(ctx.text) or home_reference(ctx))
+
+
+_ADVICE = re.compile(r"\b(?:good|best|recommend|recommended|should|nice|worth)\b")
+_NAMING_WORDS = frozenset(
+    w
+    for source, names in NAMING.items()
+    if source != "kiwix"
+    for n in names
+    for w in content_words(n.split())
+)
+
+
+def _no_home_thing(ctx: Context) -> bool:
+    """No HA name and no device word: "is the pharmacy open", not "is the garage door open"."""
+    return not ctx.names.get("ha") and not HA_DEVICE_WORDS.intersection(ctx.toks)
+
+
+# What a home uses or makes ("how much energy is the house using"), not what it buys.
+_USAGE = frozenset(
+    "energy power electricity consumption usage kwh watts solar using use used producing "
+    "generating".split()
+)
+
+
+def _not_weather(ctx: Context) -> bool:
+    """ "Is the sun coming out later": the weather, not a release."""
+    return not any(WORDS["forecast"].get(t, 0) >= 1 for t in ctx.toks) and "sun" not in ctx.toks
+
+
+def _not_indoors(ctx: Context) -> bool:
+    return not ctx.names.get("ha") and not _HOME_WORDS.intersection(ctx.toks)
+
+
+def _about_the_user(ctx: Context) -> bool:
+    """ "What is my shoe size", "who is our dentist": a fact about the user, owned by no source."""
+    m = _MY_FACT.match(ctx.text)
+    if m is None:
+        return False
+    rest = content_words(tokens(m.group("rest")))
+    if not rest or any(w in _OWNED or w in _HOME_WORDS or w in DOCUMENT_NOUNS for w in rest):
+        return False
+    if _STATE_OF.match(ctx.text):
+        return False  # "what is the status of my home" asks the home
+    return not any(ctx.names.get(s) for s in ("ha", "uptime", "news", "rag"))
+
+
+_STATE_OF = re.compile(r"^\w+ (?:is|are) the (?:status|state|condition|level|reading) of\b")
+_MY_FACT = re.compile(
+    r"^(?:what|who|when|where|which|how old) (?:is|are|was|were) (?:the \w+ of )?(?:my|our) "
+    r"(?P<rest>.+)$"
+)
+
+
+def _health_subject(ctx: Context) -> bool:
+    """A service or machine of the user's (or a monitor's name) is what is asked about."""
+    return bool(ctx.names.get("uptime")) or bool(_SERVICE_WORDS.intersection(ctx.toks))
+
+
+_SERVICE_WORDS = frozenset(
+    [
+        "server",
+        "servers",
+        "network",
+        "service",
+        "services",
+        "homelab",
+        "website",
+        "websites",
+        "site",
+        "sites",
+        "selfhosted",
+        "hosted",
+        "container",
+        "containers",
+        "vm",
+        "vms",
+        "vpn",
+        "dns",
+        "apps",
+        "monitors",
+        "infrastructure",
+        "stack",
+    ]
+)
+
+
+def _home_history(ctx: Context) -> bool:
+    """A past question over a window of time about the home (not the news, not sport)."""
+    if not (happened(ctx.text) or _ACTIVITY.search(ctx.text)):
+        return False
+    return home_reference(ctx) or bool(_PEOPLE_MOVES.search(ctx.text))
+
+
+_ACTIVITY = re.compile(
+    r"\b(?:activity|activities|events|history|log|goings on|comings and goings)\b.*"
+    r"\b(?:today|this (?:morning|afternoon|evening)|since|overnight|last night|while|earlier)\b"
+    r"|\b(?:today|yesterday|this (?:morning|afternoon|evening)|overnight|last night)(?:'s| is)? "
+    r"(?:activity|activities|events|history|log)\b"
+)
+_PEOPLE_MOVES = re.compile(
+    r"\b(?:anyone|anybody|someone|somebody|who|everyone|nobody)\s+(?:came|come|went|left|arrived|"
+    r"got)\b|\b(?:came|come|arrived|got) (?:in|home|back|by)\b"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One question shape: the source it asks, what it outranks, and when it applies."""
+
+    source: str
+    label: str
+    regex: re.Pattern[str]
+    beats: frozenset[str]
+    guard: Callable[[Context], bool] | None = None
+    weight: float = SHAPE_WEIGHT
+
+
+def _s(
+    source: str,
+    label: str,
+    rx: str,
+    beats: frozenset[str],
+    guard: Callable[[Context], bool] | None = None,
+) -> Shape:
+    return Shape(source, label, re.compile(rx), beats, guard)
+
+
+SHAPES: tuple[Shape, ...] = (
+    # --- the home now: who is in ----------------------------------------------------
+    _s("ha", "who is home",
+       r"\b(?:is|are) (?:there )?(?:anyone|anybody|someone|somebody|everyone|everybody|nobody|"
+       r"no one|people|the kids|the children) (?:at home|home|in the house|in|here|back)\b"
+       r"|^who (?:is|are) (?:at home|home|in the house|in|here|back|still out|out)\b",
+       TOPIC),
+    # --- the documents: what a manual, warranty, contract or recipe says ------------
+    _s("rag", "asks a document (warranty, manual, error code)",
+       r"\b(?:warranty|warranties|guarantee|guarantees|guaranty|user guide|installation guide|"
+       r"instruction manual|instructions|datasheet|data sheet|spec sheet|"
+       r"(?:error|fault) (?:code|message)s?|error [a-z]?\d+|code [a-z]\d+|[a-z]\d{1,3} error|"
+       r"model number|serial number|service interval|maintenance schedule)\b",
+       TOPIC_AND_NAMES),
+    _s("rag", "how do I fix/maintain X (instructions)",
+       r"\bhow (?:do|can|should|would|could) (?:i|we|you|one) (?:reset|clean|fix|repair|"
+       r"replace|descale|service|maintain|install|bleed|calibrate|pair|reprogram|troubleshoot|"
+       r"change the (?!channel)|set up|setup|configure|connect|update|adjust|program|empty|"
+       r"unclog|defrost|remove|fit|mount|use the|operate|enable|disable|back up|restore|set the|"
+       r"winterize|winterise|refill|top up|drain|unblock|sharpen|oil|lubricate|wire)\b",
+       TOPIC_AND_NAMES),
+    _s("rag", "what does the document say",
+       rf"\bwhat (?:does|do|did) (?:my|the|our|this|that) (?:\w+ ){{0,2}}(?:{_DOCS}) "
+       r"(?:say|says|recommend|suggest|cover|covers|mention|state|specify|list)\b",
+       TOPIC_AND_NAMES),
+    _s("rag", "how often to service X",
+       r"^how often (?:should|do|does|must|can|would) (?:i|we|you|one|the|my|our)\b"
+       r"|\b(?:service|servicing|maintenance|descaling|cleaning|replacement) (?:interval|schedule)",
+       TOPIC_AND_NAMES),
+    _s("rag", "find a document",
+       rf"^(?:please )?(?:find|show|get|look for|search for|open|pull up|dig out) (?:me )?"
+       rf"(?:the|my|our|a|an) (?:\w+ )?(?:{_DOCS})\b",
+       TOPIC_AND_NAMES | {"pattern"}),
+    _s("rag", "the terms of an agreement",
+       r"\b(?:terms|conditions|clauses?|notice period|cancellation) (?:of|in|for) "
+       r"(?:my|the|our)\b",
+       TOPIC_AND_NAMES),
+    _s("rag", "a recipe",
+       r"\b(?:recipe|recipes) (?:for|with|that|using|uses)\b|\bthe recipe\b|"
+       r"\bhow (?:do|can|should) (?:i|we) (?:make|cook|bake|prepare)\b",
+       TOPIC_AND_NAMES),
+    # --- the memories: what the user said, decided, left somewhere, is -------------
+    _s("memory", "did I say", r"\b(?:did|have) (?:i|we) (?:ever )?(?:say|said|mention|"
+       r"mentioned|tell|told|agree|agreed|decide|decided|promise|promised|plan|planned|"
+       r"settle|settled)\b", TOPIC_AND_NAMES),
+    _s("memory", "what someone asked of me",
+       r"\bwhat (?:did|does) \w+ (?:ask|tell|want|need) (?:me|us)\b"
+       r"|\bwhat (?:did|does) \w+ (?:ask|asked|tell|told) (?:me|us) to\b",
+       TOPIC_AND_NAMES),
+    _s("memory", "the household's routine",
+       r"^(?:what time|when) (?:do|does|should|must|will) (?:i|we|the kids|the children|"
+       r"my \w+|our \w+) (?!open|close|shut)\w+",
+       TOPIC_AND_NAMES, lambda ctx: not ctx.names.get("uptime")),
+    _s("memory", "remind me what I", r"\bremind (?:me|us) (?:what|where|when|who|which|how|of|"
+       r"about)\b|\bwhat (?:i|we) (?:wanted|decided|agreed|said|planned|promised|noted|told)\b",
+       TOPIC_AND_NAMES),
+    _s("memory", "what did we decide",
+       r"\bwhat (?:did|have) (?:i|we) (?:decide|decided|agree|agreed|say|said|plan|planned|"
+       r"promise|promised|choose|chose|pick|picked|settle|settled|want|wanted|note|noted|"
+       r"write down|wrote down|tell you|told you|ask you)\b",
+       TOPIC_AND_NAMES),
+    _s("memory", "where did I put X", r"\bwhere (?:did|have|do) (?:i|we) (?:put|leave|left|"
+       r"keep|store|stash|hide|park|parked)\b", TOPIC_AND_NAMES),
+    _s("memory", "my preferred X", r"\b(?:my|our) (?:preferred|favourite|favorite|usual|"
+       r"regular|normal|go to) \w+", TOPIC_AND_NAMES),
+    _s("memory", "what do I usually", r"\bwhat (?:do|did) (?:i|we) (?:usually|normally|always|"
+       r"typically|often)\b", TOPIC_AND_NAMES),
+    _s("memory", "the household's rules",
+       r"\b(?:house|family|household|home|our|my) rules?\b|\brules (?:for|about|on) (?:the )?"
+       r"(?:kids|children|screen|bedtime|guests|visitors|pets|dog|cat)\b",
+       TOPIC_AND_NAMES),
+    _s("memory", "a fact about the user", r"^(?:what|who|when|where|which|how old) ",
+       TOPIC_AND_NAMES, _about_the_user),
+    # --- the web: places, hours, prices, scores, releases ---------------------------
+    _s("web", "a place nearby", r"\b(?:nearest|closest|nearby|near me|near here|around here|"
+       r"close to me|close by|in my area|in town)\b", TOPIC_AND_NAMES),
+    _s("web", "opening hours",
+       r"\b(?:opening (?:hours|times)|business hours|closing time|"
+       rf"open (?:on|at|until|till|late|after|before|during) (?:{_DAYS}|weekends?|holidays?|"
+       r"bank holidays?|easter|christmas|\d))\b",
+       TOPIC_AND_NAMES),
+    _s("web", "when does X open",
+       r"\b(?:what time|when) (?:does|do|will) (?:the )?[\w' ]{2,30}? (?:open|close|shut)\b",
+       TOPIC_AND_NAMES, _no_home_thing),
+    _s("web", "the time somewhere", r"^what (?:time|day|date) is it (?:in|at) \w+", TOPIC_AND_NAMES),
+    _s("web", "a price",
+       r"^how much (?:is|are|does|do|would|will|did) (?:a|an|one|two|the new|\d+)\b|"
+       r"\b(?:price|prices|cost|costs) (?:of|for)\b|\bhow much (?:does|do|did|would|will) .+ "
+       r"cost\b|\bwhere can (?:i|we) (?:buy|get|order|find)\b|\b(?:cheapest|cheaper|on sale|"
+       r"for sale|discounts?)\b",
+       TOPIC_AND_NAMES, lambda ctx: not _USAGE.intersection(ctx.toks)),
+    _s("web", "a score or result",
+       r"\b(?:score|scores|result|results) (?:of|in|from|for) (?:the|last|yesterday|tonight)\b|"
+       r"\bwho (?:won|is winning|will win|leads|lost)\b|\b(?:match|game|race|final|"
+       r"tournament|league|cup|fixture)(?:es|s)? (?:result|score)s?\b",
+       TOPIC_AND_NAMES),
+    _s("web", "a release or a showing",
+       r"\bwhen (?:is|are|does|do|will) (?:the )?(?:next|new)\b|\b(?:coming out|come out|"
+       r"comes out|release date|released|launch date|launching)\b|\b(?:showing|playing|on) "
+       r"(?:at|in) the (?:cinema|theatre|theater|movies)\b|\b(?:cinema|movies|films|concerts|"
+       r"gigs) (?:tonight|today|this weekend|on)\b|\b(?:train|bus|flight|ferry) (?:times|"
+       r"timetable|schedule|departures)\b",
+       TOPIC_AND_NAMES, lambda ctx: _no_home_thing(ctx) and _not_weather(ctx)),
+    # --- the news: what is new about a subject ---------------------------------------
+    _s("news", "updates on a subject",
+       r"^(?:any )?(?:updates?|developments|news) (?:on|about|regarding|from)\b"
+       r"|\bwhat is the latest (?:on|about|with|from)\b|\bthe latest (?:on|about) the\b",
+       TOPIC),
+    # --- the forecast: the weather to come -------------------------------------------
+    _s("forecast", "will it rain (the weather to come)",
+       r"\b(?:will|would|is|does) it (?:be )?(?:going to |gonna )?(?:rain|snow|freeze|pour|"
+       r"drizzle|hail|storm|thunder|sleet|clear up|brighten up|warm up|cool down|cool off|"
+       r"get (?:cold|colder|warm|warmer|hot|hotter|windy|wet|icy|chilly)|"
+       r"stay (?:dry|sunny|warm|cold|nice|wet)|"
+       r"be (?:cold|warm|hot|nice|windy|sunny|muggy|humid|wet|dry|chilly|freezing|mild|cloudy|"
+       r"foggy|icy|stormy|clear|rainy|snowy|overcast|grey|gray|scorching|boiling|bright))\b"
+       r"|\bwill (?:we|i) (?:get|see|have) (?:any )?(?:rain|snow|sun|sunshine|storms?|frost|"
+       r"thunder|hail|showers|a storm)\b"
+       r"|\bwhat (?:is|will be) the (?:high|low|max|min|maximum|minimum)\b"
+       r"|\b(?:get|getting) (?:soaked|drenched|wet|sunburnt|sunburned|rained on)\b",
+       TOPIC, _not_indoors),
+    # --- the monitors: is a service of mine healthy ----------------------------------
+    _s("uptime", "is a service healthy",
+       r"\b(?:up|down|offline|online|broken|ok|okay|healthy|running|working|alive|responding|"
+       r"reachable|unreachable|problems?|issues?|outages?|downtime|crashed|failing|fine|green|"
+       r"red|slow|dead|errors?)\b",
+       TOPIC_AND_NAMES, _health_subject),
+    _s("uptime", "is anything down",
+       r"\b(?:anything|something|everything|nothing)\s+(?:is\s+|went\s+|gone\s+|has gone\s+)?"
+       r"(?:down|offline|unreachable)\b|\b(?:is|are|was|has) (?:anything|something|everything)"
+       r" (?:gone )?(?:down|offline|unreachable)\b",
+       TOPIC),
+    # --- the history: what happened in the home over a time --------------------------
+    _s("changes", "what happened (past, over a time)", r".", TOPIC_AND_NAMES, _home_history),
+    # --- the encyclopedia: explanations, definitions, facts of the world -------------
+    _s("kiwix", "asks for an explanation or a fact",
+       r"^(?:please )?(?:tell me about|explain|define|describe)\b"
+       r"|^(?:who|what) (?:is|are|was|were) (?:a|an)\b"
+       r"|^who (?:was|were|invented|discovered|wrote|painted|composed|founded|built|designed|"
+       r"directed|created|ruled|sang|played|killed|named)\b"
+       r"|^why (?:is|are|was|were|do|does|did|can|cannot|would|will|is not|are not|do not|"
+       r"does not)\b"
+       r"|^what (?:causes|caused|makes|made|happens when|happened to|happened in|happened at)\b"
+       r"|^what (?:is|are|was|were) the (?:difference|differences|meaning|definition|origin|"
+       r"origins|history|cause|causes|capital|population|purpose|function|symptoms|boiling "
+       r"point|melting point|speed|distance|largest|biggest|smallest|tallest|longest|highest|"
+       r"deepest|oldest|first|fastest|hottest|coldest|main|official|national)\b"
+       r"|^what (?:is|are|was|were) (?!the\b|a\b|an\b|it\b|there\b|that\b|this\b|on\b|in\b|up\b|"
+       r"new\b|wrong\b|next\b|left\b|[a-z]+ing\b)[a-z]+(?: [a-z]+){0,2}"
+       r"(?<! at)(?<! on)(?<! in)(?<! for)(?<! to)(?<! up)(?<! now)$"
+       r"|^how (?:many|much) [a-z]+(?: [a-z]+){0,2} (?:are|is|were|was) (?:there )?(?:in|on|at) "
+       r"(?:the|a|an)\b"
+       r"|^how many [a-z]+(?: [a-z]+)? (?:does|do|did|has|have|had) \w+"
+       r"|^how (?:far|tall|big|old|long|deep|high|heavy|fast|large|wide|hot|cold)(?: away)? "
+       r"(?:is|are|was|were)\b"
+       r"|^(?:when|where|how|how long|how many|how much|why|what|which|who) (?:did|was|were)\b"
+       r"|^how (?:is|are|was|were) [a-z]+(?: [a-z]+){0,4} (?:different|similar|related|alike|"
+       r"connected)\b"
+       r"|^how (?:do|does) (?!i\b|we\b|you\b|one\b)[a-z]+(?: [a-z]+){0,3} [a-z]+"
+       r"|(?:^|[:,;] ?)which (?:one )?(?:is|are|was|were|has|have) (?:the )?(?:[a-z]+er|[a-z]+est|"
+       r"more|most|less|least)\b"
+       r"|\bstand for\b|^what (?:does|did) (?:the )?(?:word |term |phrase )?\S+ mean\b"
+       r"|^what (?:language|languages|currency|religion|continent|country|ocean|planet|animal|"
+       r"species|year|century)\b"
+       r"|^(?:is|are|was|were) (?:a |an )?(?!it\b|there\b|the\b|my\b|our\b|i\b|we\b|you\b|"
+       r"anyone\b|anybody\b|someone\b|somebody\b|everyone\b|everything\b|anything\b|"
+       r"any\b|all\b)[a-z]+(?: [a-z]+)? (?:a|an|mammals?|reptiles?|birds?|fish|insects?|"
+       r"poisonous|venomous|dangerous|extinct|related|edible|toxic)\b",
+       TOPIC, _encyclopedic_guard),
+    _s("kiwix", "asks how two things differ (a concept)",
+       r"\b(?:difference|differences|distinction) between\b",
+       ANY_TOPIC, _conceptual_guard),
+)
+
+
+def shapes(ctx: Context) -> list[Shape]:
+    """The shapes a question has (each at most once)."""
+    found = []
+    for shape in SHAPES:
+        if shape.regex.search(ctx.text) and (shape.guard is None or shape.guard(ctx)):
+            found.append(shape)
+    return found
+
+
+# --- shapes the meaning stage falls back on ------------------------------------------
+
+# The shape of an encyclopedia question: asks what/who something is or was, how it works,
+# when it happened; nothing personal, nothing about now. Used only when nothing decided.
+_ENCYCLOPEDIC = re.compile(
+    r"^(?:who\s+(?:was|were|is|are|invented|discovered|wrote|painted|composed|founded|sang|"
+    r"built|designed|directed|created|killed|ruled|won)\b"
+    r"|what\s+(?:is|was|are|were)\s+(?:a|an|the)\b"
+    r"|what\s+(?:is|was|are|were)\s+\w+$"
+    r"|what\s+(?:does|did)\s+(?:the\s+word\s+)?\S+\s+mean\b"
+    r"|when\s+(?:did|was|were)\b"
+    r"|how\s+(?:does|do|did)\b.*\b(?:work|end|start|begin|happen|form|evolve)\b"
+    r"|(?:please\s+)?(?:tell\s+me\s+about|explain|define|describe)\b)",
+    re.IGNORECASE,
+)
+_NOT_ENCYCLOPEDIC = re.compile(
+    r"\b(?:i|my|me(?!\s+about)|we|our|us|you|your|today|tonight|tomorrow|yesterday|now|"
+    r"currently|current|latest|recent|recently|next|this\s+(?:week|weekend|morning|evening|year)|"
+    r"good|best|should|recommend|favourite|favorite|price|cost|buy|open|weather)\b",
+    re.IGNORECASE,
+)
+_ARTICLES = frozenset(["a", "an", "the"])
+MAX_TOPIC = 2  # content words of a bare topic ("black holes", "ancient egypt")
+
+
+def encyclopedic(question: str) -> bool:
+    """True for "what is a …", "who invented …", "when did …" with nothing personal or current.
+
+    A bare topic of one or two words ("volcanoes", "black holes") is a lookup too.
+    """
+    text = normalize(question).strip(" ?!.")
+    if _NOT_ENCYCLOPEDIC.search(text):
+        return False
+    if _ENCYCLOPEDIC.match(text):
+        return True
+    toks = [t for t in tokens(text) if t not in _ARTICLES]
+    return 0 < len(toks) <= MAX_TOPIC and len(content_words(toks)) == len(toks)
+
+
+# The shape of a question about what happened in the home over a while: past tense and a
+# window of time ("which doors were opened this afternoon", "who came by since noon").
+_HAPPENED = re.compile(
+    r"\b(?:was|were|did|has been|have been|came|went|left|\w+ed)\b.*"
+    r"\b(?:today|this (?:morning|afternoon|evening)|since|overnight|last night|while|earlier|"
+    r"in the (?:last|past) (?:\d+ |few |couple of )?(?:minutes?|hours?))\b",
+    re.IGNORECASE,
+)
+_NOT_HAPPENED = re.compile(r"\b(?:will|tomorrow|tonight|forecast|news|headlines?)\b")
+
+
+def happened(question: str) -> bool:
+    """True for a past-tense question bounded by a window of time today."""
+    text = normalize(question)
+    return bool(_HAPPENED.search(text)) and not _NOT_HAPPENED.search(text)
