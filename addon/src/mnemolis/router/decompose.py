@@ -119,6 +119,7 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
     """Split one sentence on conjunctions that join independent questions."""
     parts: list[str] = []
     left_start = 0
+    listed = False
     for n, m in enumerate(_CONJUNCTION.finditer(sentence)):
         if n >= MAX_CANDIDATES or len(parts) >= MAX_PARTS:
             break
@@ -146,7 +147,7 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
         # or a bare topic beside an ask for a source ("volcanoes and the latest headlines").
         # A list whose items name no source ("salt, pepper and oil") never splits; after
         # "then", "also" or "plus" two sources are two asks ("the news, then the weather").
-        sequenced = bool(_SEQUENCE.search(m.group(0)))
+        sequenced = listed or bool(_SEQUENCE.search(m.group(0)))
         differ = bool(
             mine
             and theirs
@@ -157,6 +158,7 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
         if differ or topic:
             parts.append(left)
             left_start = m.end()
+            listed = listed or is_comma  # "Everest, the news and my servers": a list of asks
     parts.append(sentence[left_start:])
     return [p for p in (_clean(p) for p in parts) if p]
 

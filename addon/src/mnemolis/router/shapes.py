@@ -37,7 +37,7 @@ _PERSONAL = re.compile(r"\b(?:i|my|me|mine|we|our|us|you|your)\b")
 _CURRENT = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|now|currently|current|latest|recent|recently|"
     r"next|upcoming|this (?:week|weekend|morning|afternoon|evening|year|month)|"
-    r"price|prices|cost|costs|buy|cheap|cheaper|cheapest|deal|deals|score|open|opening)\b"
+    r"price|prices|cost|costs|buy|cheap|cheaper|cheapest|deal|deals|score)\b"
 )
 _HOME_WORDS = frozenset(
     ["home", "house", "flat", "apartment", "indoors", "inside", "upstairs", "downstairs"]
@@ -284,6 +284,7 @@ _SERVICE_WORDS = frozenset(
         "monitors",
         "infrastructure",
         "stack",
+        "systems",
     ]
 )
 
@@ -394,6 +395,10 @@ SHAPES: tuple[Shape, ...] = (
        r"keep|store|stash|hide|park|parked)\b", TOPIC_AND_NAMES),
     _s("memory", "my preferred X", r"\b(?:my|our) (?:preferred|favourite|favorite|usual|"
        r"regular|normal|go to) \w+", TOPIC_AND_NAMES),
+    _s("memory", "what I like",
+       r"\b(?:which|what) (?:\w+ ){0,2}(?:do|does|did) (?:i|we) (?:like|love|prefer|enjoy|hate|"
+       r"dislike|drink|eat|listen to|watch|read|support|follow)\b",
+       TOPIC_AND_NAMES),
     _s("memory", "what do I usually", r"\bwhat (?:do|did) (?:i|we) (?:usually|normally|always|"
        r"typically|often)\b", TOPIC_AND_NAMES),
     _s("memory", "the household's rules",
@@ -418,12 +423,14 @@ SHAPES: tuple[Shape, ...] = (
        r"^how much (?:is|are|does|do|would|will|did) (?:a|an|one|two|the new|\d+)\b|"
        r"\b(?:price|prices|cost|costs) (?:of|for)\b|\bhow much (?:does|do|did|would|will) .+ "
        r"cost\b|\bwhere can (?:i|we) (?:buy|get|order|find)\b|\b(?:cheapest|cheaper|on sale|"
-       r"for sale|discounts?)\b",
+       r"for sale|discounts?|going rate)\b|\bhow much (?:should|would|do|does) (?:i|we|you|a|an) "
+       r"(?:pay|charge|tip)\b",
        TOPIC_AND_NAMES, lambda ctx: not _USAGE.intersection(ctx.toks)),
     _s("web", "a score or result",
        r"\b(?:score|scores|result|results) (?:of|in|from|for) (?:the|last|yesterday|tonight)\b|"
-       r"\bwho (?:won|is winning|will win|leads|lost)\b|\b(?:match|game|race|final|"
-       r"tournament|league|cup|fixture)(?:es|s)? (?:result|score)s?\b",
+       r"\bwho (?:won|is winning|will win|leads|lost|is playing|are playing|plays)\b|"
+       r"\b(?:match|game|race|final|tournament|league|cup|fixture)(?:es|s)? (?:result|score)s?\b|"
+       r"\b(?:kick[ -]?off|tip[ -]?off|fixtures)\b",
        TOPIC_AND_NAMES),
     _s("web", "a release or a showing",
        r"\bwhen (?:is|are|does|do|will) (?:the )?(?:next|new)\b|\b(?:coming out|come out|"
@@ -435,7 +442,9 @@ SHAPES: tuple[Shape, ...] = (
     # --- the news: what is new about a subject ---------------------------------------
     _s("news", "updates on a subject",
        r"^(?:any )?(?:updates?|developments|news) (?:on|about|regarding|from)\b"
-       r"|\bwhat is the latest (?:on|about|with|from)\b|\bthe latest (?:on|about) the\b",
+       r"|\bwhat is the latest (?:on|about|with|from)\b|\bthe latest (?:on|about) the\b"
+       r"|\b(?:what|anything|something) (?:is |has |have )?(?:happen\w*|going on|new|been going on)"
+       r" (?:in|around|across) the (?:world|country)\b",
        TOPIC),
     # --- the forecast: the weather to come -------------------------------------------
     _s("forecast", "will it rain (the weather to come)",
@@ -448,13 +457,16 @@ SHAPES: tuple[Shape, ...] = (
        r"|\bwill (?:we|i) (?:get|see|have) (?:any )?(?:rain|snow|sun|sunshine|storms?|frost|"
        r"thunder|hail|showers|a storm)\b"
        r"|\bwhat (?:is|will be) the (?:high|low|max|min|maximum|minimum)\b"
+       r"|\b(?:is|will) (?:it|today|tomorrow|this weekend|the weekend) (?:be )?(?:a )?(?:good|nice|"
+       r"bad|great) (?:day|weekend|evening|morning|afternoon|time|weather) (?:for|to)\b"
+       r"|\b(?:good|nice|bad) weather (?:for|to)\b"
        r"|\b(?:get|getting) (?:soaked|drenched|wet|sunburnt|sunburned|rained on)\b",
        TOPIC, _not_indoors),
     # --- the monitors: is a service of mine healthy ----------------------------------
     _s("uptime", "is a service healthy",
        r"\b(?:up|down|offline|online|broken|ok|okay|healthy|running|working|alive|responding|"
        r"reachable|unreachable|problems?|issues?|outages?|downtime|crashed|failing|fine|green|"
-       r"red|slow|dead|errors?)\b",
+       r"red|slow|dead|errors?|operational)\b",
        TOPIC_AND_NAMES, _health_subject),
     _s("uptime", "is anything down",
        r"\b(?:anything|something|everything|nothing)\s+(?:is\s+|went\s+|gone\s+|has gone\s+)?"
@@ -487,6 +499,9 @@ SHAPES: tuple[Shape, ...] = (
        r"|^(?:when|where|how|how long|how many|how much|why|what|which|who) (?:did|was|were)\b"
        r"|^how (?:is|are|was|were) [a-z]+(?: [a-z]+){0,4} (?:different|similar|related|alike|"
        r"connected)\b"
+       r"|^what (?:is|are|was|were) [a-z]+(?: [a-z]+){0,3} (?:made|composed) (?:of|from)\b"
+       r"|^where (?:do|does|did|can) (?!i\b|we\b|you\b|my\b|our\b)[a-z]+(?: [a-z]+){0,2} "
+       r"(?:live|come from|grow|originate|nest|migrate|breed|hibernate|go in)\b"
        r"|^how (?:do|does) (?!i\b|we\b|you\b|one\b)[a-z]+(?: [a-z]+){0,3} [a-z]+"
        r"|(?:^|[:,;] ?)which (?:one )?(?:is|are|was|were|has|have) (?:the )?(?:[a-z]+er|[a-z]+est|"
        r"more|most|less|least)\b"

@@ -772,8 +772,8 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
     (
         "ha",
         r"\b(?:which|what|how many|any)\s+(?:of the\s+)?(?:[a-z0-9]+\s+){0,3}(?:is|are)\s+"
-        r"(?:on|off|open|closed|locked|unlocked|playing|running|docked|cleaning|armed|"
-        r"heating|cooling)\b",
+        r"(?:on(?=\s*$|\s+(?:in|upstairs|downstairs|right|now|still|at the moment|and|or)\b)|off|"
+        r"open|closed|locked|unlocked|playing|running|docked|cleaning|armed|heating|cooling)\b",
         2.0,
         "which X are on/off/open",
     ),
