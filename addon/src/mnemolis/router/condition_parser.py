@@ -285,7 +285,8 @@ _MONITOR_STATE = re.compile(
     r"\b(?:up|down|online|offline|reachable|unreachable|responding|unresponsive)\b", re.IGNORECASE
 )
 _HA_SUBJECT_HINT = re.compile(
-    r"\b(?:in|of) the (?!weather|forecast)\w+|\b(?:sensor|thermostat|room|inside|indoor|"
+    r"\b(?:in|of) the (?!weather|forecast|morning|afternoon|evening|night|day)\w+|"
+    r"\b(?:sensor|thermostat|room|inside|indoor|"
     r"living|kitchen|bedroom|bathroom|office|garage|freezer|fridge|boiler|battery)\b",
     re.IGNORECASE,
 )

@@ -61,7 +61,8 @@ _FOREIGN: dict[str, frozenset[str]] = {
         "wanneer wat wie wij zijn"
     ),
     "Polish": _words(
-        "co czy dlaczego dzisiaj gdzie i ja jak jest jutro kiedy kto lub my nie są ty"
+        "co czy dlaczego dzisiaj gdzie i ja jak jaka jaki jakie jest jutro kiedy kto lub my "
+        "na nie się są ty"
     ),
     "Scandinavian": _words(
         "att blir bliver det du er finns för hur hva hvad hvor hvordan i idag ikke imorgon "

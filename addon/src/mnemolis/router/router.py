@@ -32,6 +32,7 @@ from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
 from .language import ONLY_ENGLISH, detect
 from .meaning import MeaningStage, Ranking, usable_embedder
+from .profiles import NONE
 from .shapes import encyclopedic, happened
 from .signals import DynamicVocabulary, Scores, describe, score
 from .vocabulary import MATCH
@@ -269,11 +270,13 @@ class Router:
         candidates = [n for n in self.core.sources if self._configured(n)]
         if not candidates or not query.strip():
             return None
-        ranking = self._rank(query, candidates)
+        ranking = self._rank(query, [*candidates, NONE])
+        if ranking.pick == NONE:  # small talk, a poem: no source's data answers it
+            return Ranking(f"{ranking.method}: small talk", ranking.scores, None)
         if ranking.pick is not None:
             return ranking
         # Nothing clearly ahead by similarity: the shape of the question may still tell.
-        if "kiwix" in candidates and encyclopedic(query):
+        if "kiwix" in candidates and encyclopedic(query, sc.names):
             return Ranking("question shape: encyclopedic", ranking.scores, "kiwix")
         if "changes" in candidates and happened(query):
             return Ranking("question shape: what happened", ranking.scores, "changes")

@@ -192,7 +192,8 @@ _PHRASE_END = frozenset(
 
 def _encyclopedic_guard(ctx: Context) -> bool:
     """Nothing personal, current, of the home, or naming another source ("the news")."""
-    if _PERSONAL.search(ctx.text) or _CURRENT.search(ctx.text) or _ADVICE.search(ctx.text):
+    text = _GENERIC_WE.sub("", ctx.text)  # "why do we have seasons": we, people
+    if _PERSONAL.search(text) or _CURRENT.search(text) or _ADVICE.search(text):
         return False
     if any(t in _NAMING_WORDS for t in ctx.toks):
         return False
@@ -204,6 +205,7 @@ def _conceptual_guard(ctx: Context) -> bool:
     return not (_PERSONAL.search(ctx.text) or _CURRENT.search(ctx.text) or home_reference(ctx))
 
 
+_GENERIC_WE = re.compile(r"^(?:why|how) (?:do|did|can) we\b|\b(?:tell|explain to|teach) me\b")
 _ADVICE = re.compile(r"\b(?:good|best|recommend|recommended|should|nice|worth)\b")
 _NAMING_WORDS = frozenset(
     w
@@ -363,6 +365,11 @@ SHAPES: tuple[Shape, ...] = (
        rf"^(?:please )?(?:find|show|get|look for|search for|open|pull up|dig out) (?:me )?"
        rf"(?:the|my|our|a|an) (?:\w+ )?(?:{_DOCS})\b",
        TOPIC_AND_NAMES | {"pattern"}),
+    _s("rag", "a recommended setting",
+       r"\b(?:recommended|correct|right|ideal|optimal|maximum|max|minimum) (?:[a-z]+ ){0,2}"
+       r"(?:pressure|setting|settings|temperature|dosage|dose|amount|level|capacity|load|"
+       r"oil|fuse|bulb|detergent|programme|program|cycle)\b",
+       TOPIC_AND_NAMES),
     _s("rag", "the terms of an agreement",
        r"\b(?:terms|conditions|clauses?|notice period|cancellation) (?:of|in|for) "
        r"(?:my|the|our)\b",
@@ -399,6 +406,11 @@ SHAPES: tuple[Shape, ...] = (
        r"\b(?:which|what) (?:\w+ ){0,2}(?:do|does|did) (?:i|we) (?:like|love|prefer|enjoy|hate|"
        r"dislike|drink|eat|listen to|watch|read|support|follow)\b",
        TOPIC_AND_NAMES),
+    _s("memory", "what you know about me",
+       r"\bwhat do you (?:know|remember|have) (?:about|on) (?:me|my|our|us)\b"
+       r"|\b(?:that|the) [a-z]+(?: [a-z]+)? (?:i|we) (?:liked|loved|mentioned|told you about|"
+       r"recommended|found|visited|went to|bought|ordered|enjoyed)\b",
+       TOPIC_AND_NAMES),
     _s("memory", "what do I usually", r"\bwhat (?:do|did) (?:i|we) (?:usually|normally|always|"
        r"typically|often)\b", TOPIC_AND_NAMES),
     _s("memory", "the household's rules",
@@ -416,8 +428,16 @@ SHAPES: tuple[Shape, ...] = (
        r"bank holidays?|easter|christmas|\d))\b",
        TOPIC_AND_NAMES),
     _s("web", "when does X open",
-       r"\b(?:what time|when) (?:does|do|will) (?:the )?[\w' ]{2,30}? (?:open|close|shut)\b",
+       r"\b(?:what time|when) (?:does|do|will) (?:the )?[\w' ]{2,30}? (?:open|close|shut)\b"
+       r"|\b(?:is|are) (?:the )?[\w' ]{2,30}? (?:open|closed) (?:today|tonight|tomorrow|now|"
+       r"right now|yet|late|this|at|until|till|over)\b",
        TOPIC_AND_NAMES, _no_home_thing),
+    _s("web", "look it up", r"^(?:please )?(?:look up|google|search for|find out)\b",
+       TOPIC_AND_NAMES),
+    _s("web", "a current figure",
+       r"\b(?:current|latest|today is|this week is) (?:[a-z]+ ){0,2}(?:rate|rates|price|prices|"
+       r"value|standings|odds|ranking|rankings|exchange|index|yield)\b",
+       TOPIC, lambda ctx: not _USAGE.intersection(ctx.toks)),
     _s("web", "the time somewhere", r"^what (?:time|day|date) is it (?:in|at) \w+", TOPIC_AND_NAMES),
     _s("web", "a price",
        r"^how much (?:is|are|does|do|would|will|did) (?:a|an|one|two|the new|\d+)\b|"
@@ -435,9 +455,10 @@ SHAPES: tuple[Shape, ...] = (
     _s("web", "a release or a showing",
        r"\bwhen (?:is|are|does|do|will) (?:the )?(?:next|new)\b|\b(?:coming out|come out|"
        r"comes out|release date|released|launch date|launching)\b|\b(?:showing|playing|on) "
-       r"(?:at|in) the (?:cinema|theatre|theater|movies)\b|\b(?:cinema|movies|films|concerts|"
-       r"gigs) (?:tonight|today|this weekend|on)\b|\b(?:train|bus|flight|ferry) (?:times|"
-       r"timetable|schedule|departures)\b",
+       r"(?:at|in) the (?:cinema|theatre|theater|movies)\b|\b(?:cinema|movies?|films?|concerts?|"
+       r"gigs?|shows|exhibitions?|festivals?|matches) (?:tonight|today|tomorrow|this (?:weekend|"
+       r"week|evening)|that (?:night|day|evening)|on|near|nearby|in town)\b|\b(?:train|bus|flight|"
+       r"ferry) (?:times|timetable|schedule|departures)\b",
        TOPIC_AND_NAMES, lambda ctx: _no_home_thing(ctx) and _not_weather(ctx)),
     # --- the news: what is new about a subject ---------------------------------------
     _s("news", "updates on a subject",
@@ -460,6 +481,8 @@ SHAPES: tuple[Shape, ...] = (
        r"|\b(?:is|will) (?:it|today|tomorrow|this weekend|the weekend) (?:be )?(?:a )?(?:good|nice|"
        r"bad|great) (?:day|weekend|evening|morning|afternoon|time|weather) (?:for|to)\b"
        r"|\b(?:good|nice|bad) weather (?:for|to)\b"
+       r"|\b(?:icy|slippery|frozen|flooded|snowy) (?:roads?|paths?|pavements?|streets?)\b"
+       r"|\b(?:roads?|paths?|pavements?|streets?) (?:be )?(?:icy|slippery|frozen|flooded|snowy)\b"
        r"|\b(?:get|getting) (?:soaked|drenched|wet|sunburnt|sunburned|rained on)\b",
        TOPIC, _not_indoors),
     # --- the monitors: is a service of mine healthy ----------------------------------
@@ -500,6 +523,8 @@ SHAPES: tuple[Shape, ...] = (
        r"|^how (?:is|are|was|were) [a-z]+(?: [a-z]+){0,4} (?:different|similar|related|alike|"
        r"connected)\b"
        r"|^what (?:is|are|was|were) [a-z]+(?: [a-z]+){0,3} (?:made|composed) (?:of|from)\b"
+       r"|^what (?:does|do|did) (?:a|an) [a-z]+(?: [a-z]+)? do\b"
+       r"|^how many [a-z]+(?: [a-z]+)? (?:are|were|is|was) there\b"
        r"|^where (?:do|does|did|can) (?!i\b|we\b|you\b|my\b|our\b)[a-z]+(?: [a-z]+){0,2} "
        r"(?:live|come from|grow|originate|nest|migrate|breed|hibernate|go in)\b"
        r"|^how (?:do|does) (?!i\b|we\b|you\b|one\b)[a-z]+(?: [a-z]+){0,3} [a-z]+"
@@ -530,41 +555,34 @@ def shapes(ctx: Context) -> list[Shape]:
 
 # --- shapes the meaning stage falls back on ------------------------------------------
 
-# The shape of an encyclopedia question: asks what/who something is or was, how it works,
-# when it happened; nothing personal, nothing about now. Used only when nothing decided.
-_ENCYCLOPEDIC = re.compile(
-    r"^(?:who\s+(?:was|were|is|are|invented|discovered|wrote|painted|composed|founded|sang|"
-    r"built|designed|directed|created|killed|ruled|won)\b"
-    r"|what\s+(?:is|was|are|were)\s+(?:a|an|the)\b"
-    r"|what\s+(?:is|was|are|were)\s+\w+$"
-    r"|what\s+(?:does|did)\s+(?:the\s+word\s+)?\S+\s+mean\b"
-    r"|when\s+(?:did|was|were)\b"
-    r"|how\s+(?:does|do|did)\b.*\b(?:work|end|start|begin|happen|form|evolve)\b"
-    r"|(?:please\s+)?(?:tell\s+me\s+about|explain|define|describe)\b)",
-    re.IGNORECASE,
-)
-_NOT_ENCYCLOPEDIC = re.compile(
-    r"\b(?:i|my|me(?!\s+about)|we|our|us|you|your|today|tonight|tomorrow|yesterday|now|"
-    r"currently|current|latest|recent|recently|next|this\s+(?:week|weekend|morning|evening|year)|"
-    r"good|best|should|recommend|favourite|favorite|price|cost|buy|open|weather)\b",
-    re.IGNORECASE,
+# Broader than the shapes, for when nothing else decided: "what is the X", "who is X".
+_LOOKUP = re.compile(
+    r"^(?:who (?:is|are|was|were)\b|what (?:is|was|are|were) (?:a|an|the)\b"
+    r"|how (?:does|do|did)\b.*\b(?:work|end|start|begin|happen|form|evolve)\b)"
 )
 _ARTICLES = frozenset(["a", "an", "the"])
 MAX_TOPIC = 2  # content words of a bare topic ("black holes", "ancient egypt")
 
 
-def encyclopedic(question: str) -> bool:
-    """True for "what is a …", "who invented …", "when did …" with nothing personal or current.
+def encyclopedic(question: str, names: dict[str, list[str]] | None = None) -> bool:
+    """An encyclopedia question: one of kiwix's shapes, or a bare topic ("volcanoes").
 
-    A bare topic of one or two words ("volcanoes", "black holes") is a lookup too.
+    The meaning stage falls back on this when neither the tables nor similarity decided.
     """
     text = normalize(question).strip(" ?!.")
-    if _NOT_ENCYCLOPEDIC.search(text):
-        return False
-    if _ENCYCLOPEDIC.match(text):
+    toks = tokens(text)
+    ctx = Context(text, toks, names or {})
+    if any(
+        sh.source == "kiwix" and sh.regex.search(text) and sh.guard is not None and sh.guard(ctx)
+        for sh in SHAPES
+    ):
         return True
-    toks = [t for t in tokens(text) if t not in _ARTICLES]
-    return 0 < len(toks) <= MAX_TOPIC and len(content_words(toks)) == len(toks)
+    if _LOOKUP.match(text) and _encyclopedic_guard(ctx):
+        return True  # "what is the Great Barrier Reef", "who is Ada Lovelace"
+    bare = [t for t in toks if t not in _ARTICLES]
+    if not 0 < len(bare) <= MAX_TOPIC or len(content_words(bare)) != len(bare):
+        return False
+    return _encyclopedic_guard(ctx)
 
 
 # The shape of a question about what happened in the home over a while: past tense and a

@@ -382,7 +382,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
         return
     grams = _ngrams(toks)
     used: dict[str, list[bool]] = {}
-    found: dict[str, list[tuple[str, int, bool]]] = {}
+    found: dict[str, list[tuple[str, int, bool, int]]] = {}
     fuzzy: list[tuple[int, int, str]] = []
     for start, end, gram in grams:
         hits = combined.exact.get(gram)
@@ -390,7 +390,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
             for source, display in hits:
                 mask = used.setdefault(source, [False] * len(toks))
                 if not any(mask[start:end]):
-                    found.setdefault(source, []).append((display, end - start, True))
+                    found.setdefault(source, []).append((display, end - start, True, start))
                     mask[start:end] = [True] * (end - start)
         joined = " ".join(gram)
         if len(joined) >= FUZZY_MIN_CHARS:
@@ -416,17 +416,37 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
             if not any(mask[start:end]):
                 # "recipe" for the "recipes" database is the name, not a typo of it.
                 same = _stems(joined) == _stems(normalize(display.replace("_", " ")))
-                found.setdefault(source, []).append((display, end - start, same))
+                found.setdefault(source, []).append((display, end - start, same, start))
                 mask[start:end] = [True] * (end - start)
     device_near = bool(HA_DEVICE_WORDS.intersection(toks))
     for source, names in found.items():
         base = DYNAMIC_WEIGHTS.get(source, 2.0)
-        for name, length, exact in names[:3]:
+        for name, length, exact, start in names[:3]:
             weight = base + (1.0 if length > 1 or (source == "ha" and device_near) else 0.0)
             if not exact and length == 1 and not device_near:
                 weight = min(weight, 1.5)  # "garbage" ≈ "Garage": a hint, not a match
+            if source == "ha" and length == 1 and _compound(toks, start):
+                weight = min(weight, 1.5)  # "the town hall", "the post office": not the Hall
             out.add(Hit(source, weight, f"name “{name}”", kind="name"))
             out.names.setdefault(source, []).append(name)
+
+
+def _compound(toks: list[str], start: int) -> bool:
+    """A one-word name after a word the home does not know: part of another noun."""
+    if start == 0:
+        return False
+    prev = toks[start - 1]
+    if prev in STOPWORDS or prev.isdigit() or prev in _HA_WORDS:
+        return False
+    return prev not in _HOME_TOKENS
+
+
+_HA_WORDS = frozenset(WORDS["ha"])
+# Words a name of the home may be preceded by without being part of another noun.
+_HOME_TOKENS = frozenset(
+    "upstairs downstairs front back main small big little large master guest kids childrens "
+    "our your their his her whole entire".split()
+)
 
 
 def _stems(text: str) -> list[str]:
