@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .text import content_words, normalize, tokens
+from .text import Matcher, all_needles, content_words, needles_in, normalize, tokens
 from .vocabulary import HA_DEVICE_WORDS, NAMING, PHRASES, TIME_WORDS, WEEKDAYS, WORDS
 
 SHAPE_WEIGHT = 2.5  # a shape is a match on its own (MATCH is 2.0)
@@ -293,11 +293,16 @@ _SERVICE_WORDS = frozenset(
 
 def _home_history(ctx: Context) -> bool:
     """A past question over a window of time about the home (not the news, not sport)."""
-    if not (happened(ctx.text) or _ACTIVITY.search(ctx.text)):
+    if not (_happened(ctx.text) or _ACTIVITY.search(ctx.text)):
         return False
     return home_reference(ctx) or bool(_PEOPLE_MOVES.search(ctx.text))
 
 
+# A window of time a history question is bounded by (both history shapes need one).
+_WINDOW = (
+    r"\b(?:today|yesterday|this (?:morning|afternoon|evening)|since|overnight|last night|while|"
+    r"earlier|in the (?:last|past))\b"
+)
 _ACTIVITY = re.compile(
     r"\b(?:activity|activities|events|history|log|goings on|comings and goings)\b.*"
     r"\b(?:today|this (?:morning|afternoon|evening)|since|overnight|last night|while|earlier)\b"
@@ -316,10 +321,15 @@ class Shape:
 
     source: str
     label: str
-    regex: re.Pattern[str]
+    matcher: Matcher
     beats: frozenset[str]
     guard: Callable[[Context], bool] | None = None
     weight: float = SHAPE_WEIGHT
+    guard_first: bool = False  # the guard is cheaper than the pattern: ask it first
+
+    def matches(self, text: str, present: frozenset[str] | None = None) -> bool:
+        """Whether the normalised text has this shape (the guard aside)."""
+        return self.matcher.search(text, present)
 
 
 def _s(
@@ -328,8 +338,10 @@ def _s(
     rx: str,
     beats: frozenset[str],
     guard: Callable[[Context], bool] | None = None,
+    *,
+    guard_first: bool = False,
 ) -> Shape:
-    return Shape(source, label, re.compile(rx), beats, guard)
+    return Shape(source, label, Matcher(rx), beats, guard, guard_first=guard_first)
 
 
 SHAPES: tuple[Shape, ...] = (
@@ -343,7 +355,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("rag", "asks a document (warranty, manual, error code)",
        r"\b(?:warranty|warranties|guarantee|guarantees|guaranty|user guide|installation guide|"
        r"instruction manual|instructions|datasheet|data sheet|spec sheet|"
-       r"(?:error|fault) (?:code|message)s?|error [a-z]?\d+|code [a-z]\d+|[a-z]\d{1,3} error|"
+       r"(?:error|fault) (?:code|message)s?|error [a-z]?\d+|code [a-z]\d+|"
        r"model number|serial number|service interval|maintenance schedule)\b",
        TOPIC_AND_NAMES),
     _s("rag", "how do I fix/maintain X (instructions)",
@@ -490,14 +502,14 @@ SHAPES: tuple[Shape, ...] = (
        r"\b(?:up|down|offline|online|broken|ok|okay|healthy|running|working|alive|responding|"
        r"reachable|unreachable|problems?|issues?|outages?|downtime|crashed|failing|fine|green|"
        r"red|slow|dead|errors?|operational)\b",
-       TOPIC_AND_NAMES, _health_subject),
+       TOPIC_AND_NAMES, _health_subject, guard_first=True),
     _s("uptime", "is anything down",
        r"\b(?:anything|something|everything|nothing)\s+(?:is\s+|went\s+|gone\s+|has gone\s+)?"
        r"(?:down|offline|unreachable)\b|\b(?:is|are|was|has) (?:anything|something|everything)"
        r" (?:gone )?(?:down|offline|unreachable)\b",
        TOPIC),
     # --- the history: what happened in the home over a time --------------------------
-    _s("changes", "what happened (past, over a time)", r".", TOPIC_AND_NAMES, _home_history),
+    _s("changes", "what happened (past, over a time)", _WINDOW, TOPIC_AND_NAMES, _home_history),
     # --- the encyclopedia: explanations, definitions, facts of the world -------------
     _s("kiwix", "asks for an explanation or a fact",
        r"^(?:please )?(?:tell me about|explain|define|describe)\b"
@@ -528,7 +540,7 @@ SHAPES: tuple[Shape, ...] = (
        r"|^where (?:do|does|did|can) (?!i\b|we\b|you\b|my\b|our\b)[a-z]+(?: [a-z]+){0,2} "
        r"(?:live|come from|grow|originate|nest|migrate|breed|hibernate|go in)\b"
        r"|^how (?:do|does) (?!i\b|we\b|you\b|one\b)[a-z]+(?: [a-z]+){0,3} [a-z]+"
-       r"|(?:^|[:,;] ?)which (?:one )?(?:is|are|was|were|has|have) (?:the )?(?:[a-z]+er|[a-z]+est|"
+       r"|\bwhich (?:one )?(?:is|are|was|were|has|have) (?:the )?(?:[a-z]+er|[a-z]+est|"
        r"more|most|less|least)\b"
        r"|\bstand for\b|^what (?:does|did) (?:the )?(?:word |term |phrase )?\S+ mean\b"
        r"|^what (?:language|languages|currency|religion|continent|country|ocean|planet|animal|"
@@ -544,11 +556,17 @@ SHAPES: tuple[Shape, ...] = (
 )
 
 
+_NEEDLES = all_needles([s.matcher for s in SHAPES])
+
+
 def shapes(ctx: Context) -> list[Shape]:
     """The shapes a question has (each at most once)."""
     found = []
+    present = needles_in(ctx.text, _NEEDLES)
     for shape in SHAPES:
-        if shape.regex.search(ctx.text) and (shape.guard is None or shape.guard(ctx)):
+        if shape.guard_first and shape.guard is not None and not shape.guard(ctx):
+            continue
+        if shape.matches(ctx.text, present) and (shape.guard is None or shape.guard(ctx)):
             found.append(shape)
     return found
 
@@ -573,7 +591,7 @@ def encyclopedic(question: str, names: dict[str, list[str]] | None = None) -> bo
     toks = tokens(text)
     ctx = Context(text, toks, names or {})
     if any(
-        sh.source == "kiwix" and sh.regex.search(text) and sh.guard is not None and sh.guard(ctx)
+        sh.source == "kiwix" and sh.matches(text) and sh.guard is not None and sh.guard(ctx)
         for sh in SHAPES
     ):
         return True
@@ -598,5 +616,8 @@ _NOT_HAPPENED = re.compile(r"\b(?:will|tomorrow|tonight|forecast|news|headlines?
 
 def happened(question: str) -> bool:
     """True for a past-tense question bounded by a window of time today."""
-    text = normalize(question)
+    return _happened(normalize(question))
+
+
+def _happened(text: str) -> bool:
     return bool(_HAPPENED.search(text)) and not _NOT_HAPPENED.search(text)

@@ -11,7 +11,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .shapes import Context, shapes
-from .text import STOPWORDS, normalize, stem, tokens
+from .text import STOPWORDS, all_needles, needles_in, normalize, stem, tokens
 from .vocabulary import (
     HA_DEVICE_WORDS,
     INDOOR_AMBIGUOUS,
@@ -135,6 +135,8 @@ for _src, _phrases in PHRASES.items():
     for _p, _weight in _phrases.items():
         _toks = tuple(tokens(normalize(_p)))
         _PHRASE_INDEX.setdefault(_toks[0], []).append((_toks, _src, float(_weight)))
+
+_PATTERN_NEEDLES = all_needles([p.regex for p in PATTERNS])
 
 # One-word names too common to say anything about a source ("Home" is HA's zone).
 GENERIC_NAMES = frozenset(
@@ -328,8 +330,9 @@ def score(question: str, dynamic: DynamicVocabulary | None = None) -> Scores:
                 naming = term in NAMING.get(src, ())
                 kind = "naming" if naming else _phrase_kind(src, phrase)
                 out.add(Hit(src, weight, f"“{term}”", naming, term, kind))
+    present = needles_in(text, _PATTERN_NEEDLES)
     for pat in PATTERNS:
-        if pat.regex.search(text):
+        if pat.regex.search(text, present):
             out.add(Hit(pat.source, pat.weight, pat.label, kind="pattern"))
     if "forecast" in out.totals and out.totals["forecast"] >= 1.5:
         times = sorted(token_set & TIME_WORDS)

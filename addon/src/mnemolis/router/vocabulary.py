@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .text import Matcher
+
 MATCH = 2.0  # a source scoring at least this is a match
 STRONG_SHARE = 0.6  # ...and counts for fusion when within this share of the best score
 
@@ -20,7 +22,7 @@ class Pattern:
     """A regular expression over the normalised question, worth ``weight`` to a source."""
 
     source: str
-    regex: re.Pattern[str]
+    regex: Matcher
     weight: float
     label: str
 
@@ -847,7 +849,7 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
 ]
 
 PATTERNS: list[Pattern] = [
-    Pattern(source, re.compile(rx), weight, label) for source, rx, weight, label in _PATTERN_TABLE
+    Pattern(source, Matcher(rx), weight, label) for source, rx, weight, label in _PATTERN_TABLE
 ]
 
 # Time expressions: boost the forecast only when a weather word is present, and tell
