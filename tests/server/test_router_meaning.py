@@ -364,9 +364,19 @@ async def test_search_embeds_off_the_event_loop() -> None:
     home = make_home()
     emb = AsyncOnly()
     home.core.services["embedder"] = emb
+    # The first question after the model loads does not wait for the profiles' vectors:
+    # it is routed on words while they are computed in the background.
+    first = await ask(home, "Will the sky be kind to us?")
+    assert "by meaning (embedding)" not in first.sources[0].reason
+    warming = home.core.router._warming
+    assert warming is not None
+    await warming
+    assert emb.async_calls == 1  # the profiles, once
     result = await ask(home, "Will the sky be kind to us?")
     assert result.source_used == "forecast"
     assert "by meaning (embedding)" in result.sources[0].reason
-    assert emb.async_calls == 2  # the profiles once, then the question
+    assert emb.async_calls == 2  # then the question, in one call
     again = await ask(home, "Will the sky be kind to us?", conversation_id=None)
     assert again.source_used == "forecast" and emb.async_calls == 2
+    decision = await home.core.route_async("Will the sky be kind to us?")
+    assert decision["parts"][0]["sources"] == ["forecast"] and emb.async_calls == 2

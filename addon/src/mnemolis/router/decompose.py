@@ -129,7 +129,7 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
             continue
         is_comma = "," in m.group(0) and not re.search(r"[a-z]", m.group(0), re.IGNORECASE)
         starter = _first_token(right) in CLAUSE_STARTERS
-        if starter and is_comma and _first_token(left) not in CLAUSE_STARTERS:
+        if starter and is_comma and not listed and _first_token(left) not in CLAUSE_STARTERS:
             continue  # "According to the manual, how do I …": one question
         if starter:
             parts.append(left)

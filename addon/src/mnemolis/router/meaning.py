@@ -80,6 +80,7 @@ _WEAK = frozenset(
         "need",
         "make",
         "let",
+        "new",
     ]
 )
 

@@ -192,6 +192,9 @@ class Router:
         """Route one part: tables, then meaning, then (at run time) the model, then defaults."""
         sc = self.scores(query)
         strong, note = self._route_out(sc.strong(), sc)
+        if NONE in strong:  # "write a poem about rain": no source's data answers it
+            label = next(h.label for h in sc.hits[NONE] if h.kind == "shape")
+            return self._default(query, sc, f": {label}", None)
         note += _topics(sc, strong)
         if len(strong) >= 2 and not any(sc.named(n) or sc.names.get(n) for n in strong):
             # Table words for several sources, none named or matched on a live name
@@ -220,6 +223,10 @@ class Router:
                 f"no strong table match{note}; by meaning ({ranking.method}): {ranking.describe()}"
             )
             return PartPlan(query, [ranking.pick], why + self._missing([ranking.pick]), "meaning")
+        return self._default(query, sc, note, ranking)
+
+    def _default(self, query: str, sc: Scores, note: str, ranking: Ranking | None) -> PartPlan:
+        """Nothing decided: the local model at run time when one is loaded, else the defaults."""
         chain = self._default_chain()
         llm = self.core.services.get("llm")
         how = (
@@ -227,7 +234,7 @@ class Router:
             if llm is not None and getattr(llm, "available", False)
             else ""
         )
-        weak = sc.ranked()[:2]
+        weak = [(s, v) for s, v in sc.ranked() if s != NONE][:2]
         hint = f" (weak: {describe(sc, [s for s, _ in weak])})" if weak else ""
         if ranking is not None and ranking.scores:
             hint += f"; meaning ({ranking.method}) undecided: {ranking.describe()}"
@@ -321,7 +328,11 @@ class Router:
         embedder = self._embedder()
         if embedder is None:
             return self._decide(query, source, fusion_sources, conversation_id)
-        self.meaning.warm_sync(embedder)
+        try:
+            self.meaning.warm_sync(embedder)
+        except Exception as err:  # the model is a routing hint; never fail a question for it
+            _LOGGER.info("meaning stage without the embedding model: %s", err)
+            return self._decide(query, source, fusion_sources, conversation_id)
         plan, deferred = self._deferring(query, source, fusion_sources, conversation_id)
         if not deferred:
             return plan

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .profiles import NONE
 from .text import Matcher, all_needles, content_words, needles_in, normalize, tokens
 from .vocabulary import HA_DEVICE_WORDS, NAMING, PHRASES, TIME_WORDS, WEEKDAYS, WORDS
 
@@ -233,6 +234,31 @@ def _not_weather(ctx: Context) -> bool:
     return not any(WORDS["forecast"].get(t, 0) >= 1 for t in ctx.toks) and "sun" not in ctx.toks
 
 
+_ASKED_THING = re.compile(
+    r"\b(?:what time|when) (?:does|do|will) (?:the )?(?P<a>[\w' ]{2,30}?) (?:open|close|shut)\b"
+    r"|\b(?:is|are) (?:the )?(?P<b>[\w' ]{2,30}?) (?:open|closed) \w+"
+    r"|^how much (?:is|are|does|do|would|will|did) (?:a |an |the )?(?P<c>[a-z ]+?)"
+    r"(?: cost| costs|$| right now| now| today| at | in | for | from )"
+)
+
+
+def _not_home_thing_asked(ctx: Context) -> bool:
+    """What is asked about is not a thing of the home: its head is no device, it is no name.
+
+    "When does the garden centre close" asks about a shop even though the home has a
+    Garden; "when does the garage door close" asks about the home.
+    """
+    m = _ASKED_THING.search(ctx.text)
+    if m is None:
+        return True  # "compare prices for a new fridge": buying one, whatever it is
+    thing = next(g for g in m.groups() if g is not None)
+    toks = tokens(thing)
+    if not toks or toks[-1] in HA_DEVICE_WORDS:
+        return False
+    said = {normalize(n) for n in ctx.names.get("ha", [])}
+    return " ".join(toks) not in said and toks[-1] not in said
+
+
 def _not_indoors(ctx: Context) -> bool:
     return not ctx.names.get("ha") and not _HOME_WORDS.intersection(ctx.toks)
 
@@ -345,6 +371,14 @@ def _s(
 
 
 SHAPES: tuple[Shape, ...] = (
+    # --- no source: a creative request ------------------------------------------------
+    _s(NONE, "a creative request (no source's data)",
+       r"^(?:please |can you |could you |help me |i want to |i need to )?(?:write|compose|make up|"
+       r"draft|create|invent|sing|"
+       r"tell) (?:me |us )?(?:a|an|some|another) (?:short |little |funny |silly |nice |new )?"
+       r"(?:poem|poems|story|stories|song|songs|haiku|limerick|joke|jokes|riddle|riddles|"
+       r"letter|message|note|speech|toast|rhyme|tale|tongue twister)\b",
+       frozenset({"word", "phrase", "name", "naming"})),
     # --- the home now: who is in ----------------------------------------------------
     _s("ha", "who is home",
        r"\b(?:is|are) (?:there )?(?:anyone|anybody|someone|somebody|everyone|everybody|nobody|"
@@ -443,7 +477,7 @@ SHAPES: tuple[Shape, ...] = (
        r"\b(?:what time|when) (?:does|do|will) (?:the )?[\w' ]{2,30}? (?:open|close|shut)\b"
        r"|\b(?:is|are) (?:the )?[\w' ]{2,30}? (?:open|closed) (?:today|tonight|tomorrow|now|"
        r"right now|yet|late|this|at|until|till|over)\b",
-       TOPIC_AND_NAMES, _no_home_thing),
+       TOPIC_AND_NAMES, lambda ctx: _not_home_thing_asked(ctx)),
     _s("web", "look it up", r"^(?:please )?(?:look up|google|search for|find out)\b",
        TOPIC_AND_NAMES),
     _s("web", "a current figure",
@@ -452,12 +486,13 @@ SHAPES: tuple[Shape, ...] = (
        TOPIC, lambda ctx: not _USAGE.intersection(ctx.toks)),
     _s("web", "the time somewhere", r"^what (?:time|day|date) is it (?:in|at) \w+", TOPIC_AND_NAMES),
     _s("web", "a price",
-       r"^how much (?:is|are|does|do|would|will|did) (?:a|an|one|two|the new|\d+)\b|"
+       r"^how much (?:is|are|does|do|would|will|did) (?:a|an|one|two|the new|\d+|"
+       r"(?!the\b|it\b|that\b|this\b|there\b|my\b|our\b)[a-z]+)\b|\bcheap\b|"
        r"\b(?:price|prices|cost|costs) (?:of|for)\b|\bhow much (?:does|do|did|would|will) .+ "
        r"cost\b|\bwhere can (?:i|we) (?:buy|get|order|find)\b|\b(?:cheapest|cheaper|on sale|"
        r"for sale|discounts?|going rate)\b|\bhow much (?:should|would|do|does) (?:i|we|you|a|an) "
        r"(?:pay|charge|tip)\b",
-       TOPIC_AND_NAMES, lambda ctx: not _USAGE.intersection(ctx.toks)),
+       TOPIC_AND_NAMES, lambda ctx: not _USAGE.intersection(ctx.toks) and _not_home_thing_asked(ctx)),
     _s("web", "a score or result",
        r"\b(?:score|scores|result|results) (?:of|in|from|for) (?:the|last|yesterday|tonight)\b|"
        r"\bwho (?:won|is winning|will win|leads|lost|is playing|are playing|plays)\b|"
@@ -482,6 +517,7 @@ SHAPES: tuple[Shape, ...] = (
     # --- the forecast: the weather to come -------------------------------------------
     _s("forecast", "will it rain (the weather to come)",
        r"\b(?:will|would|is|does) it (?:be )?(?:going to |gonna )?(?:rain|snow|freeze|pour|"
+       r"bucket|chuck it|pelt|tip it|lash|"
        r"drizzle|hail|storm|thunder|sleet|clear up|brighten up|warm up|cool down|cool off|"
        r"get (?:cold|colder|warm|warmer|hot|hotter|windy|wet|icy|chilly)|"
        r"stay (?:dry|sunny|warm|cold|nice|wet)|"
@@ -490,6 +526,7 @@ SHAPES: tuple[Shape, ...] = (
        r"|\bwill (?:we|i) (?:get|see|have) (?:any )?(?:rain|snow|sun|sunshine|storms?|frost|"
        r"thunder|hail|showers|a storm)\b"
        r"|\bwhat (?:is|will be) the (?:high|low|max|min|maximum|minimum)\b"
+       rf"|\b(?:today|tonight|tomorrow|{_DAYS})'s (?:high|low|highs|lows|max|min|maximum|minimum)\b"
        r"|\b(?:is|will) (?:it|today|tomorrow|this weekend|the weekend) (?:be )?(?:a )?(?:good|nice|"
        r"bad|great) (?:day|weekend|evening|morning|afternoon|time|weather) (?:for|to)\b"
        r"|\b(?:good|nice|bad) weather (?:for|to)\b"
