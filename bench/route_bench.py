@@ -51,7 +51,11 @@ def questions() -> list[str]:
 def tuned_questions() -> set[str]:
     """The routing suite's own questions (the only ones the report names)."""
     cases = load_cases()
-    return {str(c["q"]) for section in ("routing", "decomposition", "conditions") for c in cases[section]}
+    return {
+        str(c["q"])
+        for section in ("routing", "decomposition", "conditions")
+        for c in cases[section]
+    }
 
 
 def pct(values: list[float], p: float) -> float:
@@ -191,9 +195,7 @@ def main() -> int:
             f"| {r['embedded']:.0%} | {r['per_s']:.0f} |"
         )
     base = rows[0]
-    print(
-        f"\nSlowest tuned cases (full decision, p50 / p99 µs, {base['entities']}-entity home):\n"
-    )
+    print(f"\nSlowest tuned cases (full decision, p50 / p99 µs, {base['entities']}-entity home):\n")
     print("| question | p50 | p99 |")
     print("|---|---|---|")
     for q, p50 in base["slowest"]:  # type: ignore[attr-defined]

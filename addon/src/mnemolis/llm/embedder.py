@@ -129,7 +129,9 @@ class LocalEmbedder(ThreadedModel):
             self._load_done_blocking()
         texts = list(texts)
         step = len(texts) if _is_query(texts) else BULK_JOB
-        jobs = [self._submit(texts[i : i + step], bounded=False) for i in range(0, len(texts), step)]
+        jobs = [
+            self._submit(texts[i : i + step], bounded=False) for i in range(0, len(texts), step)
+        ]
         out: list[list[float]] = []
         for job in jobs:
             vectors, _ = job.future.result(timeout=600)

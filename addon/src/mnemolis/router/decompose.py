@@ -149,10 +149,7 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
         # "then", "also" or "plus" two sources are two asks ("the news, then the weather").
         sequenced = listed or bool(_SEQUENCE.search(m.group(0)))
         differ = bool(
-            mine
-            and theirs
-            and not set(mine) & set(theirs)
-            and (sequenced or _own_subject(left))
+            mine and theirs and not set(mine) & set(theirs) and (sequenced or _own_subject(left))
         )
         topic = bool(not mine and theirs and _topic(left) and _opens_ask(right))
         if differ or topic:
@@ -240,7 +237,9 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
                 if _PRONOUN.search(part):
                     part = _PRONOUN.sub(functools.partial(_replace, name=name), part, count=1)
                 elif sources_of is not None and "forecast" not in sources_of(part):
-                    article = "the " if _THE_NAME.search(out[i - 1][: out[i - 1].find(name)]) else ""
+                    article = (
+                        "the " if _THE_NAME.search(out[i - 1][: out[i - 1].find(name)]) else ""
+                    )
                     part = _IT.sub(article + name, part, count=1)
         out.append(part)
     return out

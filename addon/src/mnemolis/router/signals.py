@@ -350,8 +350,31 @@ def score(question: str, dynamic: DynamicVocabulary | None = None) -> Scores:
 # An HA phrase that says a state ("lights on", "who is home", "power usage") asks about
 # the home now, like a pattern; one that only names a thing ("garage door") is a topic.
 _STATE_TOKENS = frozenset(
-    "on off open closed opened home away locked unlocked usage consumption energy power "
-    "electricity playing running turned switched level still left quality detected".split()
+    [
+        "on",
+        "off",
+        "open",
+        "closed",
+        "opened",
+        "home",
+        "away",
+        "locked",
+        "unlocked",
+        "usage",
+        "consumption",
+        "energy",
+        "power",
+        "electricity",
+        "playing",
+        "running",
+        "turned",
+        "switched",
+        "level",
+        "still",
+        "left",
+        "quality",
+        "detected",
+    ]
 )
 
 
@@ -447,8 +470,28 @@ def _compound(toks: list[str], start: int) -> bool:
 _HA_WORDS = frozenset(WORDS["ha"])
 # Words a name of the home may be preceded by without being part of another noun.
 _HOME_TOKENS = frozenset(
-    "upstairs downstairs front back main small big little large master guest kids childrens "
-    "our your their his her whole entire".split()
+    [
+        "upstairs",
+        "downstairs",
+        "front",
+        "back",
+        "main",
+        "small",
+        "big",
+        "little",
+        "large",
+        "master",
+        "guest",
+        "kids",
+        "childrens",
+        "our",
+        "your",
+        "their",
+        "his",
+        "her",
+        "whole",
+        "entire",
+    ]
 )
 
 
