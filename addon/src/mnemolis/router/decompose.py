@@ -46,6 +46,7 @@ _CONJUNCTION = re.compile(
     re.IGNORECASE,
 )
 _SEQUENCE = re.compile(r"\b(?:then|also|plus)\b", re.IGNORECASE)
+_THEN = re.compile(r"\bthen\b", re.IGNORECASE)
 _LEADING_FILLER = re.compile(
     r"^(?:and|also|plus|then|oh|so|ok|okay|by the way|btw|and also|and then|"
     r"(?:hey|hi|ok|okay)\s+mnemolis)\b[\s,]*",
@@ -152,7 +153,9 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
             mine and theirs and not set(mine) & set(theirs) and (sequenced or _own_subject(left))
         )
         topic = bool(not mine and theirs and _topic(left) and _opens_ask(right))
-        if differ or topic:
+        # "Check the weather, then the news, then my servers": "then" starts another ask.
+        then = bool(_THEN.search(m.group(0))) and _own_subject(_right_clause(right))
+        if differ or topic or then:
             parts.append(left)
             left_start = m.end()
             listed = listed or is_comma  # "Everest, the news and my servers": a list of asks

@@ -431,7 +431,7 @@ SHAPES: tuple[Shape, ...] = (
         "a creative request (no source's data)",
         r"^(?:please |can you |could you |help me |i want to |i need to )?(?:write|compose|make up|"
         r"draft|create|invent|sing|"
-        r"tell) (?:me |us )?(?:a|an|some|another) (?:short |little |funny |silly |nice |new )?"
+        r"tell) (?:me |us )?(?:a|an|some|another) (?:[a-z]+ )?"
         r"(?:poem|poems|story|stories|song|songs|haiku|limerick|joke|jokes|riddle|riddles|"
         r"letter|message|note|speech|toast|rhyme|tale|tongue twister)\b",
         frozenset({"word", "phrase", "name", "naming"}),

@@ -210,8 +210,10 @@ class Matcher:
         ``present``: the needles found in the text (``needles_in``), when the caller
         tries many matchers on one text.
         """
-        if self.anchored is not None and self.anchored.match(text):
-            return True
+        if self.anchored is not None and (
+            self.anchored.match(text) or (": " in text and self.anchored.match(_after_colon(text)))
+        ):
+            return True  # ("apples, pears and plums: which has most vitamin c")
         if self.loose is None:
             return False
         if self.needles is not None:
@@ -221,6 +223,10 @@ class Matcher:
             elif present.isdisjoint(self.needles):
                 return False
         return self.loose.search(text) is not None
+
+
+def _after_colon(text: str) -> str:
+    return text.rsplit(": ", 1)[1]
 
 
 def needles_in(text: str, needles: frozenset[str]) -> frozenset[str]:
