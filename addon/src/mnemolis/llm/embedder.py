@@ -19,12 +19,12 @@ _POOL_UNSPECIFIED = -1
 # A few short texts (a question, the parts of one) are a query: they overtake queued bulk
 # work (document chunks) and run on one thread, which embeds a short text fastest (a
 # thread pool's hand-offs cost more than they save on a dozen tokens, the more so on a
-# busy machine). Bulk work keeps the configured threads and goes in small jobs, so a
-# query waits for at most one of them.
+# busy machine). Bulk work keeps the configured threads and goes one text per job, so a
+# query waits for at most one chunk (a job costs microseconds, a chunk milliseconds).
 QUERY_TEXTS = 8
 QUERY_CHARS = 400
 QUERY_THREADS = 1
-BULK_JOB = 4  # texts per job of a blocking bulk call
+BULK_JOB = 1  # texts per job of a blocking bulk call
 
 
 class LocalEmbedder(ThreadedModel):
@@ -97,11 +97,12 @@ class LocalEmbedder(ThreadedModel):
         self.cpu_ns += time.thread_time_ns() - started
         return vectors, n_tokens
 
-    def _submit(self, texts: list[str], bounded: bool) -> Job:
+    def _submit(self, texts: list[str], bounded: bool, query: bool | None = None) -> Job:
         self._require_ready()
         if any(not isinstance(t, str) for t in texts):
             raise InvalidArgument("every input must be a string")
-        query = _is_query(texts)
+        if query is None:
+            query = _is_query(texts)
         return self.worker.submit(
             lambda job: self._embed_now(texts, query), bounded=bounded, urgent=query
         )
@@ -128,9 +129,11 @@ class LocalEmbedder(ThreadedModel):
         if self.state == "loading" and self._loaded is not None:
             self._load_done_blocking()
         texts = list(texts)
-        step = len(texts) if _is_query(texts) else BULK_JOB
+        query = _is_query(texts)
+        step = len(texts) if query else BULK_JOB
         jobs = [
-            self._submit(texts[i : i + step], bounded=False) for i in range(0, len(texts), step)
+            self._submit(texts[i : i + step], bounded=False, query=query)
+            for i in range(0, len(texts), step)
         ]
         out: list[list[float]] = []
         for job in jobs:
