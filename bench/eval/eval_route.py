@@ -9,7 +9,8 @@ scored beside it. Runs twice when the embedding model can be loaded: without a
 model, then with all-MiniLM-L6-v2 (GGUF) as the router's meaning stage.
 
     .venv/server/bin/python bench/eval/eval_route.py [--threshold 0.95] [--no-model]
-                                                     [--show-failures tune|held|all]
+                                                     [--show-failures tune|tuned]
+    .venv/server/bin/python bench/eval/eval_route.py --dev   # the engineer's own batches
 
 Exits 1 when the held-out half or the tuned cases score below ``--threshold``
 (without a model) or ``--threshold-model`` (with the embedding model).
@@ -278,9 +279,9 @@ def run_dev(with_model: bool, show: bool) -> None:
 def main() -> int:
     """Run the eval, print the tables, exit 1 below the threshold."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threshold", type=float, default=0.85, help="exit bar, no model")
+    parser.add_argument("--threshold", type=float, default=TARGET, help="exit bar, no model")
     parser.add_argument(
-        "--threshold-model", type=float, default=0.87, help="exit bar, embedding model"
+        "--threshold-model", type=float, default=TARGET_MODEL, help="exit bar, embedding model"
     )
     parser.add_argument("--no-model", action="store_true", help="skip the embedding-model run")
     parser.add_argument("--show-failures", choices=("tune", "held", "tuned", "all"), default=None)
