@@ -17,6 +17,7 @@ import gc
 import os
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -143,12 +144,38 @@ def measure(
     }
 
 
-def load_embedder() -> object | None:
+def load_embedder(threads: int) -> object | None:
     """The embedding model (all-MiniLM-L6-v2 GGUF) for the meaning stage, if it loads here."""
     sys.path.insert(0, str(REPO / "bench" / "eval"))
     from eval_route import load_embedder as load
 
-    return load()
+    return load(threads)
+
+
+class Indexing:
+    """Document chunks embedded without pause on the model's thread, as a re-index does."""
+
+    CHUNK = "The boiler keeps the house warm; bleed the radiators every autumn and check " * 3
+
+    def __init__(self, embedder: object) -> None:
+        self.embedder = embedder
+        self.stop = threading.Event()
+        self.chunks = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        embed = self.embedder.embed_sync  # type: ignore[attr-defined]
+        while not self.stop.is_set():
+            embed([f"{self.chunks + i}: {self.CHUNK}" for i in range(32)])  # one batch
+            self.chunks += 32
+
+    def __enter__(self) -> Indexing:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(600)
 
 
 def _us(value: object) -> str:
@@ -161,14 +188,27 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=200, help="runs per question")
     parser.add_argument("--sizes", default="25,300,1000", help="home sizes (entities)")
     parser.add_argument("--model", action="store_true", help="also time the embedding stage")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="llm.threads of the model (0: llama.cpp's default)"
+    )
+    parser.add_argument(
+        "--indexing",
+        action="store_true",
+        help="with --model: also while documents are being embedded on the model's thread",
+    )
     args = parser.parse_args()
     qs = questions()
     rows = [measure(int(n), qs, args.repeat) for n in args.sizes.split(",")]
     if args.model:
-        emb = load_embedder()
+        emb = load_embedder(args.threads)
         if emb is not None:
-            rows.append(measure(int(args.sizes.split(",")[0]), qs, args.repeat, embedder=emb))
-            rows[-1]["model"] = True
+            size = int(args.sizes.split(",")[0])
+            rows.append(measure(size, qs, args.repeat, embedder=emb))
+            rows[-1]["model"] = f"+embedding ({args.threads or 'default'} threads)"
+            if args.indexing:
+                with Indexing(emb) as work:
+                    rows.append(measure(size, qs, args.repeat, embedder=emb))
+                rows[-1]["model"] = f"+embedding, documents indexing ({work.chunks} chunks)"
     load = os.getloadavg()[0]
     print(
         f"Routing decision time, {len(qs)} questions x {args.repeat} runs each, in µs "
@@ -185,7 +225,7 @@ def main() -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        kind = "tables + lexical +embedding" if r.get("model") else "tables + lexical"
+        kind = f"tables + lexical {r['model']}" if r.get("model") else "tables + lexical"
         print(
             f"| {r['entities']} | {r['names']} | {kind} "
             f"| {r['median_p50']:.0f} / {r['worst_p50']:.0f} "

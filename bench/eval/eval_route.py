@@ -202,8 +202,11 @@ def print_failures(tallies: list[Tally], which: str) -> None:
                 print(f"- [{half}/{cls}] {q}\n    got: {why}")
 
 
-def load_embedder() -> Any:
-    """The embedding model the router's meaning stage uses, or None when unavailable."""
+def load_embedder(threads: int = THREADS) -> Any:
+    """The embedding model the router's meaning stage uses, or None when unavailable.
+
+    ``threads`` is ``llm.threads`` (0: llama.cpp's default, what the add-on runs with).
+    """
     try:
         from mnemolis.llm.catalog import read_metadata
         from mnemolis.llm.embedder import LocalEmbedder
@@ -213,7 +216,7 @@ def load_embedder() -> Any:
         path = embedding_model_file()
         settings = load_settings(
             environ={},
-            overrides={"data_dir": "/tmp/mnemolis-route-eval", "llm": {"threads": THREADS}},
+            overrides={"data_dir": "/tmp/mnemolis-route-eval", "llm": {"threads": threads}},
         )
         emb = LocalEmbedder(read_metadata(path), settings.llm)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -441,7 +442,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
             mask = used.setdefault(source, [False] * len(toks))
             if not any(mask[start:end]):
                 # "recipe" for the "recipes" database is the name, not a typo of it.
-                same = _stems(joined) == _stems(normalize(display.replace("_", " ")))
+                same = _stems(joined) == _name_stems(display)
                 found.setdefault(source, []).append((display, end - start, same, start))
                 mask[start:end] = [True] * (end - start)
     device_near = bool(HA_DEVICE_WORDS.intersection(toks))
@@ -497,6 +498,12 @@ _HOME_TOKENS = frozenset(
 
 def _stems(text: str) -> list[str]:
     return [stem(t) for t in tokens(text)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _name_stems(display: str) -> list[str]:
+    """A live name's stems (names repeat across questions; computed once each)."""
+    return _stems(normalize(display.replace("_", " ")))
 
 
 def describe(scores: Scores, sources: list[str]) -> str:
