@@ -215,3 +215,16 @@ def test_the_cheap_matcher_agrees_with_the_plain_pattern() -> None:
             tail = text.rsplit(": ", 1)[1] if ": " in text else ""
             want = bool(plain.search(text)) or bool(tail and plain.match(tail))
             assert cheap.search(text) == want, (rx[:60], text)
+
+
+async def test_api_route_shows_every_part_with_its_reason_and_scores(make_client: Any) -> None:
+    client = await make_client()
+    resp = await client.get(
+        "/api/route",
+        params={"query": "What causes the northern lights, and then will it rain tomorrow?"},
+    )
+    assert resp.status == 200
+    parts = (await resp.json())["parts"]
+    assert [p["sources"] for p in parts] == [["kiwix"], ["forecast"]], parts
+    assert re.search(r"kiwix \d+\.\d: asks for an explanation", parts[0]["reason"]), parts
+    assert re.search(r"forecast \d+\.\d: ", parts[1]["reason"]), parts
