@@ -12,7 +12,9 @@ import pytest
 
 from mnemolis.requests import SearchRequest
 from mnemolis.router.language import ONLY_ENGLISH, detect
-from mnemolis.router.meaning import MeaningStage, encyclopedic, happened, stem
+from mnemolis.router.meaning import MeaningStage
+from mnemolis.router.shapes import encyclopedic, happened
+from mnemolis.router.text import stem
 from mnemolis.textmatch import normalize, rrf, tokens, words
 
 from .routing_cases import FakeSource, Home, deps_for, make_home
@@ -57,11 +59,14 @@ def test_meaning_reason_names_the_method_and_scores() -> None:
     assert "ha " in part["reason"].split("by meaning (lexical):", 1)[1]
 
 
-def test_encyclopedia_first_only_when_kiwix_is_configured() -> None:
+async def test_without_kiwix_an_encyclopedia_question_goes_to_the_web() -> None:
     home = make_home()
     home.fakes["kiwix"]._configured = False
     part = home.core.route("When did the Berlin Wall fall?")["parts"][0]
-    assert part["sources"] != ["kiwix"]
+    assert "kiwix is not configured (falls back to web)" in part["reason"], part
+    result = await ask(home, "When did the Berlin Wall fall?")
+    assert [(r.name, r.status) for r in result.sources] == [("kiwix", "skipped"), ("web", "ok")]
+    assert result.source_used == "web"
 
 
 def test_nothing_to_go_on_keeps_the_default_order() -> None:
@@ -359,9 +364,19 @@ async def test_search_embeds_off_the_event_loop() -> None:
     home = make_home()
     emb = AsyncOnly()
     home.core.services["embedder"] = emb
+    # The first question after the model loads does not wait for the profiles' vectors:
+    # it is routed on words while they are computed in the background.
+    first = await ask(home, "Will the sky be kind to us?")
+    assert "by meaning (embedding)" not in first.sources[0].reason
+    warming = home.core.router._warming
+    assert warming is not None
+    await warming
+    assert emb.async_calls == 1  # the profiles, once
     result = await ask(home, "Will the sky be kind to us?")
     assert result.source_used == "forecast"
     assert "by meaning (embedding)" in result.sources[0].reason
-    assert emb.async_calls == 2  # the profiles once, then the question
+    assert emb.async_calls == 2  # then the question, in one call
     again = await ask(home, "Will the sky be kind to us?", conversation_id=None)
     assert again.source_used == "forecast" and emb.async_calls == 2
+    decision = await home.core.route_async("Will the sky be kind to us?")
+    assert decision["parts"][0]["sources"] == ["forecast"] and emb.async_calls == 2

@@ -201,6 +201,10 @@ class Mnemolis:
         """The routing decision for a question, without running sources."""
         return self.router.route(query, conversation_id)
 
+    async def route_async(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
+        """``route`` from the event loop (``GET /api/route``): never blocks on the model."""
+        return await self.router.route_async(query, conversation_id)
+
     async def list_sources(self) -> list[dict[str, Any]]:
         """Every source with enabled, configured, healthy and last error."""
         healths = await asyncio.gather(*(s.health() for s in self.sources.values()))

@@ -17,28 +17,44 @@ import re
 from collections.abc import Hashable, Iterable, Sequence
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u00b4": "'", "`": "'"})
-_CONTRACTIONS = (
-    (re.compile(r"\b(can)'t\b"), r"\1 not"),
-    (re.compile(r"\bwon't\b"), "will not"),
-    (re.compile(r"\b(\w+)n't\b"), r"\1 not"),
-    (re.compile(r"\b(it|what|that|there|who|where|how|when|he|she|here)'s\b"), r"\1 is"),
-    (re.compile(r"\b(\w+)'re\b"), r"\1 are"),
-    (re.compile(r"\b(\w+)'ll\b"), r"\1 will"),
-    (re.compile(r"\b(\w+)'ve\b"), r"\1 have"),
-    (re.compile(r"\b(\w+)'d\b"), r"\1 would"),
-    (re.compile(r"\bi'm\b"), "i am"),
-)
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][0-9]+)?", re.UNICODE)
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _SPACES = re.compile(r"\s+")
 
 
+# The contractions as one pass: "what's the weather", "isn't", "can't" (same results as
+# applying them in order, at a fraction of the cost on a router's hot path).
+_CONTRACTION = re.compile(
+    r"\b(?:(?P<cant>can)'t|(?P<wont>won)'t|(?P<nt>\w+)n't"
+    r"|(?P<is>it|what|that|there|who|where|how|when|he|she|here)'s"
+    r"|(?P<are>\w+)'re|(?P<will>\w+)'ll|(?P<have>\w+)'ve|(?P<would>\w+)'d|(?P<am>i)'m)\b"
+)
+_EXPANSION = {
+    "cant": "{} not",
+    "wont": "will not",
+    "nt": "{} not",
+    "is": "{} is",
+    "are": "{} are",
+    "will": "{} will",
+    "have": "{} have",
+    "would": "{} would",
+    "am": "i am",
+}
+
+
+def _expand(m: re.Match[str]) -> str:
+    kind = m.lastgroup or ""
+    return _EXPANSION[kind].format(m.group(kind))
+
+
 def normalize(text: str) -> str:
     """Lower case, straight apostrophes, contractions expanded, single spaces."""
     text = text.translate(_APOSTROPHES).lower()
-    if "'" in text:
-        for pattern, repl in _CONTRACTIONS:
-            text = pattern.sub(repl, text)
+    while "'" in text:  # twice for stacked ones ("couldn't've")
+        expanded = _CONTRACTION.sub(_expand, text)
+        if expanded == text:
+            break
+        text = expanded
     return _SPACES.sub(" ", text).strip()
 
 

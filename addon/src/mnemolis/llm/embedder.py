@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+import time
 from typing import Any
 
 from ..errors import InvalidArgument, Unavailable
@@ -15,6 +17,15 @@ _LOGGER = logging.getLogger(__name__)
 # llama.cpp pooling types (LLAMA_POOLING_TYPE_*).
 _POOL_NONE, _POOL_MEAN = 0, 1
 _POOL_UNSPECIFIED = -1
+# A few short texts (a question, the parts of one) are a query: they overtake queued bulk
+# work (document chunks) and run on one thread, which embeds a short text fastest (a
+# thread pool's hand-offs cost more than they save on a dozen tokens, the more so on a
+# busy machine). Bulk work keeps the configured threads and goes one text per job, so a
+# query waits for at most one chunk (a job costs microseconds, a chunk milliseconds).
+QUERY_TEXTS = 8
+QUERY_CHARS = 400
+QUERY_THREADS = 1
+BULK_JOB = 1  # texts per job of a blocking bulk call
 
 
 class LocalEmbedder(ThreadedModel):
@@ -28,6 +39,9 @@ class LocalEmbedder(ThreadedModel):
         self.dim = int(info.embedding_length or 0)
         self.threads = settings.threads or None
         self.n_ctx = int(min(info.context_length or 512, 8192))
+        self.cpu_ns = 0  # CPU time spent embedding, on the model's thread (for benchmarks)
+        self._bulk_threads: tuple[int, int] = (0, 0)  # the context's configured threads
+        self._threads_now: tuple[int, int] = (0, 0)
 
     def _load(self, job: Job) -> None:
         from llama_cpp import Llama
@@ -48,6 +62,8 @@ class LocalEmbedder(ThreadedModel):
                 verbose=False,
             )
             dim = int(self._llama.n_embd())
+            self._bulk_threads = (int(self._llama.n_threads), int(self._llama.n_threads_batch))
+            self._threads_now = self._bulk_threads
         except Exception as err:
             self.state = "failed"
             self.error = f"cannot load embedding model {self.info.path.name}: {err}"
@@ -63,9 +79,14 @@ class LocalEmbedder(ThreadedModel):
             f"the embedding model {self.name} is not available",
         )
 
-    def _embed_now(self, texts: list[str]) -> tuple[list[list[float]], int]:
+    def _embed_now(self, texts: list[str], query: bool = False) -> tuple[list[list[float]], int]:
         """Runs on the embedding thread: vectors plus the tokens they took."""
+        started = time.thread_time_ns()
         llama = self._llama
+        want = (QUERY_THREADS, QUERY_THREADS) if query else self._bulk_threads
+        if want != self._threads_now and want[0] > 0:
+            llama._ctx.set_n_threads(*want)
+            self._threads_now = want
         vectors: list[list[float]] = []
         n_tokens = 0
         # One text per decode: a text's vector never depends on what it was
@@ -76,13 +97,18 @@ class LocalEmbedder(ThreadedModel):
             n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
             row = llama.embed(text, normalize=True, truncate=True)
             vectors.append([float(x) for x in row])
+        self.cpu_ns += time.thread_time_ns() - started
         return vectors, n_tokens
 
-    def _submit(self, texts: list[str], bounded: bool) -> Job:
+    def _submit(self, texts: list[str], bounded: bool, query: bool | None = None) -> Job:
         self._require_ready()
         if any(not isinstance(t, str) for t in texts):
             raise InvalidArgument("every input must be a string")
-        return self.worker.submit(lambda job: self._embed_now(texts), bounded=bounded)
+        if query is None:
+            query = _is_query(texts)
+        return self.worker.submit(
+            lambda job: self._embed_now(texts, query), bounded=bounded, urgent=query
+        )
 
     async def embed_counted(self, texts: list[str]) -> tuple[list[list[float]], int]:
         """Vectors and the prompt tokens used (for ``/v1/embeddings`` usage)."""
@@ -105,9 +131,22 @@ class LocalEmbedder(ThreadedModel):
             return []
         if self.state == "loading" and self._loaded is not None:
             self._load_done_blocking()
-        job = self._submit(list(texts), bounded=False)
-        vectors, _ = job.future.result(timeout=600)
-        return list(vectors)
+        texts = list(texts)
+        query = _is_query(texts)
+        step = len(texts) if query else BULK_JOB
+        jobs = [
+            self._submit(texts[i : i + step], bounded=False, query=query)
+            for i in range(0, len(texts), step)
+        ]
+        out: list[list[float]] = []
+        for job in jobs:
+            try:
+                vectors, _ = job.future.result(timeout=600)
+            except concurrent.futures.CancelledError:
+                # close() cancels what still waits: say why instead of a bare cancel.
+                raise Unavailable(f"the embedding model {self.name} is shutting down") from None
+            out.extend(vectors)
+        return out
 
     def _load_done_blocking(self) -> None:
         # The load job was queued first; a no-op job behind it finishes after it.
@@ -131,3 +170,8 @@ class LocalEmbedder(ThreadedModel):
                 "state": self.state,
             },
         }
+
+
+def _is_query(texts: list[str]) -> bool:
+    """A few short texts: a question being answered, not a batch of documents."""
+    return len(texts) <= QUERY_TEXTS and all(len(t) <= QUERY_CHARS for t in texts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import concurrent.futures
+import itertools
 import logging
 import queue
 import threading
@@ -30,13 +31,21 @@ class Job:
     bounded: bool = True
 
 
+URGENT, NORMAL, LAST = 0, 1, 2  # job priorities: a question before bulk work; then stop
+
+
 class ModelWorker:
-    """A FIFO of jobs served by one thread; admission fails fast when it is full."""
+    """Jobs served by one thread, urgent ones first, otherwise in order; admission fails fast.
+
+    An urgent job (a question being answered) overtakes the queued normal ones (e.g.
+    document chunks being indexed) but never interrupts the one running.
+    """
 
     def __init__(self, name: str, max_waiting: int) -> None:
         self.name = name
         self.max_waiting = max_waiting
-        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._jobs: queue.PriorityQueue[tuple[int, int, Job | None]] = queue.PriorityQueue()
+        self._seq = itertools.count()
         self._lock = threading.Lock()
         self._waiting = 0
         self._running: Job | None = None
@@ -64,7 +73,9 @@ class ModelWorker:
         """True when the thread has ended (nothing can still be using the model)."""
         return not self._thread.is_alive()
 
-    def submit(self, fn: Callable[[Job], Any], *, bounded: bool = True) -> Job:
+    def submit(
+        self, fn: Callable[[Job], Any], *, bounded: bool = True, urgent: bool = False
+    ) -> Job:
         """Queue ``fn``; raise RateLimited when ``max_waiting`` bounded jobs already wait."""
         job = Job(fn=fn, bounded=bounded)
         with self._lock:
@@ -78,12 +89,12 @@ class ModelWorker:
                         f"already waiting (limit llm.queue={self.max_waiting}); retry shortly"
                     )
                 self._waiting += 1
-        self._jobs.put(job)
+            self._jobs.put((URGENT if urgent else NORMAL, next(self._seq), job))
         return job
 
     def _run(self) -> None:
         while True:
-            job = self._jobs.get()
+            _, _, job = self._jobs.get()
             if job is None:
                 return
             with self._lock:
@@ -114,7 +125,7 @@ class ModelWorker:
         pending: list[Job] = []
         while True:
             try:
-                item = self._jobs.get_nowait()
+                _, _, item = self._jobs.get_nowait()
             except queue.Empty:
                 break
             if item is not None:
@@ -122,7 +133,7 @@ class ModelWorker:
         for job in pending:
             job.cancel.set()
             job.future.cancel()
-        self._jobs.put(None)
+        self._jobs.put((LAST, next(self._seq), None))
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout)
             if self._thread.is_alive():

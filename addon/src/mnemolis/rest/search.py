@@ -45,4 +45,4 @@ async def route(request: web.Request) -> web.Response:
     conversation = request.query.get("conversation_id") or None
     if conversation is not None and len(conversation) > MAX_CONVERSATION_ID:
         raise InvalidArgument(f"conversation_id is longer than {MAX_CONVERSATION_ID} characters")
-    return json_response(request.app[keys.CORE].route(query, conversation))
+    return json_response(await request.app[keys.CORE].route_async(query, conversation))

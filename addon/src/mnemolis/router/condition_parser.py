@@ -218,8 +218,9 @@ def _plan(cond: str, rest: str) -> ConditionPlan:
     cond = cond.strip().strip(",").rstrip("?.!").strip()
     rest = rest.strip().strip(",").strip()
     subject = _COND_SUBJECT.match(cond)
-    if subject and _IT.search(rest):
-        # "If the garage door is open, when did it open?": "it" is the garage door.
+    if subject and _IT.search(rest) and not _WEATHER.intersection(tokens(normalize(rest))):
+        # "If the garage door is open, when did it open?": "it" is the garage door
+        # (but in "…, is it going to rain tonight?" it is the weather).
         rest = _IT.sub(subject.group("subj"), rest, count=1)
     return ConditionPlan(text=cond, consequent=rest, kind=condition_kind(cond))
 
@@ -284,7 +285,8 @@ _MONITOR_STATE = re.compile(
     r"\b(?:up|down|online|offline|reachable|unreachable|responding|unresponsive)\b", re.IGNORECASE
 )
 _HA_SUBJECT_HINT = re.compile(
-    r"\b(?:in|of) the (?!weather|forecast)\w+|\b(?:sensor|thermostat|room|inside|indoor|"
+    r"\b(?:in|of) the (?!weather|forecast|morning|afternoon|evening|night|day)\w+|"
+    r"\b(?:sensor|thermostat|room|inside|indoor|"
     r"living|kitchen|bedroom|bathroom|office|garage|freezer|fridge|boiler|battery)\b",
     re.IGNORECASE,
 )

@@ -41,9 +41,12 @@ _ABBREVIATIONS = frozenset(
 )
 _SENTENCE_END = re.compile(r"[?!;]+\s*|\.\s+(?=[\"'(\[]?[A-Z0-9])")
 _CONJUNCTION = re.compile(
-    r"\s*,?\s+(?:and also|and then|and what about|and|also|plus|as well as)\s+|\s*,\s+(?=\S)",
+    r"\s*,?\s+(?:and also|and then|and what about|and|also|plus|as well as)\s+|\s*,\s+then\s+"
+    r"|\s*,\s+(?=\S)",
     re.IGNORECASE,
 )
+_SEQUENCE = re.compile(r"\b(?:then|also|plus)\b", re.IGNORECASE)
+_THEN = re.compile(r"\bthen\b", re.IGNORECASE)
 _LEADING_FILLER = re.compile(
     r"^(?:and|also|plus|then|oh|so|ok|okay|by the way|btw|and also|and then|"
     r"(?:hey|hi|ok|okay)\s+mnemolis)\b[\s,]*",
@@ -117,6 +120,7 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
     """Split one sentence on conjunctions that join independent questions."""
     parts: list[str] = []
     left_start = 0
+    listed = False
     for n, m in enumerate(_CONJUNCTION.finditer(sentence)):
         if n >= MAX_CANDIDATES or len(parts) >= MAX_PARTS:
             break
@@ -126,7 +130,7 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
             continue
         is_comma = "," in m.group(0) and not re.search(r"[a-z]", m.group(0), re.IGNORECASE)
         starter = _first_token(right) in CLAUSE_STARTERS
-        if starter and is_comma and _first_token(left) not in CLAUSE_STARTERS:
+        if starter and is_comma and not listed and _first_token(left) not in CLAUSE_STARTERS:
             continue  # "According to the manual, how do I …": one question
         if starter:
             parts.append(left)
@@ -142,12 +146,19 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
         theirs = sources_of(_right_clause(right))
         # Two asks for different sources ("the forecast, the headlines and my services"),
         # or a bare topic beside an ask for a source ("volcanoes and the latest headlines").
-        # A list whose items name no source ("salt, pepper and oil") never splits.
-        differ = bool(mine and theirs and not set(mine) & set(theirs) and _own_subject(left))
+        # A list whose items name no source ("salt, pepper and oil") never splits; after
+        # "then", "also" or "plus" two sources are two asks ("the news, then the weather").
+        sequenced = listed or bool(_SEQUENCE.search(m.group(0)))
+        differ = bool(
+            mine and theirs and not set(mine) & set(theirs) and (sequenced or _own_subject(left))
+        )
         topic = bool(not mine and theirs and _topic(left) and _opens_ask(right))
-        if differ or topic:
+        # "Check the weather, then the news, then my servers": "then" starts another ask.
+        then = bool(_THEN.search(m.group(0))) and _own_subject(_right_clause(right))
+        if differ or topic or then:
             parts.append(left)
             left_start = m.end()
+            listed = listed or is_comma  # "Everest, the news and my servers": a list of asks
     parts.append(sentence[left_start:])
     return [p for p in (_clean(p) for p in parts) if p]
 
@@ -213,17 +224,32 @@ _PRONOUN = re.compile(r"\b(he|she|him|they|them|his|her|hers|their|theirs)\b", r
 _POSSESSIVE = frozenset({"his", "their", "theirs", "hers"})
 
 
-def carry_subject(parts: list[str]) -> list[str]:
-    """Give a later part's pronoun the one name of the part before it (no guessing)."""
+def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list[str]:
+    """Give a later part's pronoun the one name of the part before it (no guessing).
+
+    "it" takes the name unless it is the weather's "it": "When was the Magna Carta
+    signed and what did it say?" asks "what did the Magna Carta say", but "Who was
+    Isaac Newton and will it rain?" asks about the weather.
+    """
     out: list[str] = []
     for i, part in enumerate(parts):
-        if i and _PRONOUN.search(part):
+        if i and (_PRONOUN.search(part) or _IT.search(part)):
             names = _NAME.findall(out[i - 1])
-            if len(names) == 1:  # exactly one person named: no guessing between two
+            if len(names) == 1:  # exactly one named: no guessing between two
                 name = names[0].strip()
-                part = _PRONOUN.sub(functools.partial(_replace, name=name), part, count=1)
+                if _PRONOUN.search(part):
+                    part = _PRONOUN.sub(functools.partial(_replace, name=name), part, count=1)
+                elif sources_of is not None and "forecast" not in sources_of(part):
+                    article = (
+                        "the " if _THE_NAME.search(out[i - 1][: out[i - 1].find(name)]) else ""
+                    )
+                    part = _IT.sub(article + name, part, count=1)
         out.append(part)
     return out
+
+
+_IT = re.compile(r"\bit\b", re.IGNORECASE)
+_THE_NAME = re.compile(r"\bthe\s*$", re.IGNORECASE)
 
 
 def _replace(match: re.Match[str], *, name: str) -> str:

@@ -35,9 +35,9 @@ _ENGLISH = _words(
 # Frequent function words per language that are not also English words.
 _FOREIGN: dict[str, frozenset[str]] = {
     "German": _words(
-        "auch bitte das dem den der des die du ein eine einen es gibt heute ich ihr im "
-        "ist kein keine morgen nicht noch oder sie sind und wann warum was welche welcher "
-        "wer wie wir wird wo"
+        "auch bitte das dem den der des die du ein eine einen es gibt hat heute ich ihr im "
+        "ist jemand kein keine mir morgen nicht niemand noch oder schon sie sind und uns "
+        "wann warum was welche welcher wer wie wir wird wo zu"
     ),
     "French": _words(
         "au aujourd'hui aux ce ces cette comment demain des du elles est et fait fera il "
@@ -57,15 +57,17 @@ _FOREIGN: dict[str, frozenset[str]] = {
         "quando que quem são tu um uma vai vão é"
     ),
     "Dutch": _words(
-        "de een en geen het hoe ik is jij morgen niet of op vandaag waar waarom wanneer "
-        "wat wie wij zijn"
+        "aan de een en er geen het hoe ik is jij morgen niet nog of op vandaag waar waarom "
+        "wanneer wat wie wij zijn"
     ),
     "Polish": _words(
-        "co czy dlaczego dzisiaj gdzie i ja jak jest jutro kiedy kto lub my nie są ty"
+        "co czy dlaczego dzisiaj gdzie i ja jak jaka jaki jakie jest jutro kiedy kto lub my "
+        "na nie się są ty"
     ),
     "Scandinavian": _words(
-        "blir bliver er hur hva hvad hvor hvordan i idag ikke imorgon inte jag jeg morgen "
-        "nu när når och og vad var vi är"
+        "att blir bliver det du er finns för hur hva hvad hvor hvordan i idag ikke imorgon "
+        "inte jag jeg kommer med morgen morgon nu när når och og om på skal ska vad var vi "
+        "är"
     ),
     "Turkish": _words("bugün kim mi mu mü mı nasıl ne nerede var ve yarın yok"),  # noqa: RUF001
 }

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -27,13 +26,18 @@ import numpy as np
 import numpy.typing as npt
 
 from .profiles import PROFILES
-from .text import content_words, normalize, tokens
+from .text import content_words, normalize, stem, tokens
 
 _LOGGER = logging.getLogger(__name__)
 
 # Lexical: a pick needs this score and this lead over the runner-up.
 LEXICAL_MIN = 1.7
 LEXICAL_LEAD = 1.25
+# ...and is sure enough to spare the embedding model (several of the question's words,
+# far ahead): the model is asked only when the words leave doubt.
+LEXICAL_SURE = 3.0
+LEXICAL_SURE_LEAD = 2.0
+LEXICAL_SURE_WORDS = 2
 # Embedding: cosine a pick needs, and its lead over the runner-up.
 EMBED_MIN = 0.40
 EMBED_LEAD = 0.08
@@ -76,6 +80,7 @@ _WEAK = frozenset(
         "need",
         "make",
         "let",
+        "new",
     ]
 )
 
@@ -83,20 +88,6 @@ _WEAK = frozenset(
 _TIMES = frozenset(
     ["today", "tonight", "tomorrow", "yesterday", "weekend", "morning", "afternoon", "evening"]
 )
-
-
-def stem(word: str) -> str:
-    """A crude English stem: enough for "batteries"/"battery", "opened"/"open"."""
-    for suffix, repl in (
-        ("ies", "y"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + repl
-    return word
 
 
 def stems(text: str) -> list[str]:
@@ -112,6 +103,7 @@ class Ranking:
     scores: list[tuple[str, float]]  # best first
     pick: str | None
     why: str = ""
+    sure: bool = False  # (lexical) clear enough that the embedding model is not asked
 
     def describe(self) -> str:
         """Scores for ``reason``: ``kiwix 0.61, web 0.48``."""
@@ -134,6 +126,7 @@ class MeaningStage:
         self._lexicon = _Lexicon()
         self._matrix: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
         self._rows: list[str] = []  # the source of each matrix row
+        self._rows_of: dict[str, npt.NDArray[np.intp]] = {}
         self._vectors_of: str | None = None
         self._questions: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         #: When a list, embeddings are not computed inline: the texts that need one are
@@ -178,6 +171,7 @@ class MeaningStage:
             self._build_lexicon(names(), (names_key,))
         qs = list(dict.fromkeys(stems(question)))
         scores: list[tuple[str, float]] = []
+        matched: dict[str, int] = {}
         if qs:
             for source in candidates:
                 w = self._lexicon.weights.get(source, {})
@@ -185,8 +179,16 @@ class MeaningStage:
                 total = sum(w.get(s, 0.0) * (0.5 if s in _TIMES else 1.0) for s in qs)
                 if total > 0:
                     scores.append((source, total / math.sqrt(len(qs))))
+                    matched[source] = sum(1 for s in qs if s in w)
         scores.sort(key=lambda kv: -kv[1])
-        return Ranking("lexical", scores, _pick(scores, LEXICAL_MIN, LEXICAL_LEAD, ratio=True))
+        pick = _pick(scores, LEXICAL_MIN, LEXICAL_LEAD, ratio=True)
+        sure = bool(
+            pick is not None
+            and scores[0][1] >= LEXICAL_SURE
+            and matched.get(pick, 0) >= LEXICAL_SURE_WORDS
+            and (len(scores) == 1 or scores[0][1] >= LEXICAL_SURE_LEAD * scores[1][1])
+        )
+        return Ranking("lexical", scores, pick, sure=sure)
 
     # --- embedding -----------------------------------------------------------------
 
@@ -200,17 +202,29 @@ class MeaningStage:
     def _set_profiles(self, name: str, vectors: Any) -> None:
         self._matrix = np.asarray(vectors, dtype=np.float32)
         self._rows = [source for source, _ in self._profile_texts()]
+        rows: dict[str, list[int]] = {}
+        for i, source in enumerate(self._rows):
+            rows.setdefault(source, []).append(i)
+        self._rows_of = {s: np.asarray(r) for s, r in rows.items()}
         self._vectors_of = name
         self._questions.clear()
 
-    def _profile_matrix(self, embedder: Any) -> npt.NDArray[np.float32]:
-        name = str(getattr(embedder, "name", "embedder"))
-        if self._vectors_of != name:
-            if self.deferred is not None:
-                raise _Deferred
-            vectors = embedder.embed_sync([t for _, t in self._profile_texts()])
-            self._set_profiles(name, vectors)
-        return self._matrix
+    def ready(self, embedder: Any) -> bool:
+        """Whether the profiles' vectors for this model are computed."""
+        return self._vectors_of == _name(embedder)
+
+    async def warm(self, embedder: Any) -> None:
+        """Compute the profiles' vectors once per model (off the event loop)."""
+        if not self.ready(embedder):
+            self._set_profiles(_name(embedder), await embedder.embed(self._profile_list()))
+
+    def warm_sync(self, embedder: Any) -> None:
+        """Blocking form of ``warm``."""
+        if not self.ready(embedder):
+            self._set_profiles(_name(embedder), embedder.embed_sync(self._profile_list()))
+
+    def _profile_list(self) -> list[str]:
+        return [t for _, t in self._profile_texts()]
 
     def _remember(self, question: str, vector: Any) -> npt.NDArray[np.float32]:
         vec = np.asarray(vector, dtype=np.float32)
@@ -219,111 +233,61 @@ class MeaningStage:
             self._questions.popitem(last=False)
         return vec
 
+    def _todo(self, texts: list[str]) -> list[str]:
+        return list(dict.fromkeys(t for t in texts if _key(t) not in self._questions))
+
     async def prepare(self, embedder: Any, texts: list[str]) -> None:
-        """Embed profiles and questions with the model's async call (off the event loop)."""
-        name = str(getattr(embedder, "name", "embedder"))
-        if self._vectors_of != name:
-            self._set_profiles(name, await embedder.embed([t for _, t in self._profile_texts()]))
-        todo = list(dict.fromkeys(t for t in texts if _key(t) not in self._questions))
+        """Embed the questions a plan deferred, all in one call (off the event loop)."""
+        await self.warm(embedder)
+        todo = self._todo(texts)
         if todo:
             for text, vector in zip(todo, await embedder.embed(todo), strict=True):
                 self._remember(text, vector)
 
-    def _question_vector(self, embedder: Any, question: str) -> npt.NDArray[np.float32]:
+    def prepare_sync(self, embedder: Any, texts: list[str]) -> None:
+        """Blocking form of ``prepare``: one call to the model for every part's question."""
+        self.warm_sync(embedder)
+        todo = self._todo(texts)
+        if todo:
+            for text, vector in zip(todo, embedder.embed_sync(todo), strict=True):
+                self._remember(text, vector)
+
+    def _question_vector(self, question: str) -> npt.NDArray[np.float32]:
         hit = self._questions.get(_key(question))
-        if hit is not None:
-            self._questions.move_to_end(_key(question))
-            return hit
-        if self.deferred is not None:
-            self.deferred.append(question)
-            raise _Deferred
-        return self._remember(question, embedder.embed_sync([question])[0])
+        if hit is None:
+            raise _Deferred  # the planner embeds every deferred question in one call
+        self._questions.move_to_end(_key(question))
+        return hit
 
     def embedded(self, question: str, candidates: list[str], embedder: Any) -> Ranking | None:
         """Cosine of the question with each source's best examples; None if the model fails."""
+        if not self.ready(embedder):
+            return None
         try:
-            matrix = self._profile_matrix(embedder)
-            q = self._question_vector(embedder, question)
+            q = self._question_vector(question)
         except _Deferred:
             if self.deferred is not None and question not in self.deferred:
                 self.deferred.append(question)
             return None
-        except Exception as err:  # a model problem must never fail routing
-            _LOGGER.info("meaning stage without the embedding model: %s", err)
-            return None
-        sims = (matrix @ q).tolist()
-        per: dict[str, list[float]] = {}
-        for source, sim in zip(self._rows, sims, strict=True):
-            per.setdefault(source, []).append(float(sim))
+        sims = self._matrix @ q
         scores: list[tuple[str, float]] = []
         for source in candidates:
-            values = sorted(per.get(source, ()), reverse=True)
-            if values:
-                top = values[:2]
-                scores.append((source, 0.7 * top[0] + 0.3 * (sum(top) / len(top))))
+            rows = self._rows_of.get(source)
+            if rows is None:
+                continue
+            values = np.sort(sims[rows])[::-1]
+            top = values[:2]
+            scores.append((source, float(0.7 * top[0] + 0.3 * top.mean())))
         scores.sort(key=lambda kv: -kv[1])
         return Ranking("embedding", scores, _pick(scores, EMBED_MIN, EMBED_LEAD, ratio=False))
 
 
-# The shape of an encyclopedia question: asks what/who something is or was, how it works,
-# when it happened; nothing personal, nothing about now. Used only when no table matched.
-_ENCYCLOPEDIC = re.compile(
-    r"^(?:who\s+(?:was|were|is|are|invented|discovered|wrote|painted|composed|founded|sang|"
-    r"built|designed|directed|created|killed|ruled|won)\b"
-    r"|what\s+(?:is|was|are|were)\s+(?:a|an|the)\b"
-    r"|what\s+(?:is|was|are|were)\s+\w+$"
-    r"|what\s+(?:does|did)\s+(?:the\s+word\s+)?\S+\s+mean\b"
-    r"|when\s+(?:did|was|were)\b"
-    r"|how\s+(?:does|do|did)\b.*\b(?:work|end|start|begin|happen|form|evolve)\b"
-    r"|(?:please\s+)?(?:tell\s+me\s+about|explain|define|describe)\b)",
-    re.IGNORECASE,
-)
-_NOT_ENCYCLOPEDIC = re.compile(
-    r"\b(?:i|my|me(?!\s+about)|we|our|us|you|your|today|tonight|tomorrow|yesterday|now|"
-    r"currently|current|latest|recent|recently|next|this\s+(?:week|weekend|morning|evening|year)|"
-    r"good|best|should|recommend|favourite|favorite|price|cost|buy|open|weather)\b",
-    re.IGNORECASE,
-)
-
-
-_ARTICLES = frozenset(["a", "an", "the"])
-MAX_TOPIC = 2  # content words of a bare topic ("black holes", "ancient egypt")
-
-
-def encyclopedic(question: str) -> bool:
-    """True for "what is a …", "who invented …", "when did …" with nothing personal or current.
-
-    A bare topic of one or two words ("volcanoes", "black holes") is a lookup too.
-    """
-    text = normalize(question).strip(" ?!.")
-    if _NOT_ENCYCLOPEDIC.search(text):
-        return False
-    if _ENCYCLOPEDIC.match(text):
-        return True
-    toks = [t for t in tokens(text) if t not in _ARTICLES]
-    return 0 < len(toks) <= MAX_TOPIC and len(content_words(toks)) == len(toks)
-
-
-# The shape of a question about what happened in the home over a while: past tense and a
-# window of time ("which doors were opened this afternoon", "who came by since noon").
-_HAPPENED = re.compile(
-    r"\b(?:was|were|did|has been|have been|came|went|left|\w+ed)\b.*"
-    r"\b(?:today|this (?:morning|afternoon|evening)|since|overnight|last night|while)\b",
-    re.IGNORECASE,
-)
-
-
-def happened(question: str) -> bool:
-    """True for a past-tense question bounded by a window of time today."""
-    text = normalize(question)
-    return bool(_HAPPENED.search(text)) and not _NOT_HAPPENED.search(text)
-
-
-_NOT_HAPPENED = re.compile(r"\b(?:will|tomorrow|tonight|forecast|news|headlines?)\b")
-
-
 class _Deferred(Exception):
     """An embedding is needed that the async caller will compute."""
+
+
+def _name(embedder: Any) -> str:
+    return str(getattr(embedder, "name", "embedder"))
 
 
 def _key(question: str) -> str:

@@ -212,4 +212,31 @@ PROFILES: tuple[Profile, ...] = (
     ),
 )
 
+# Not a source: requests no source's data answers (small talk, creative writing). When
+# the meaning stage finds a question closest to this, no source is picked by meaning.
+NONE = "none"
+SMALL_TALK = Profile(
+    NONE,
+    "Small talk and creative requests that need no data: jokes, tales, poems, songs, "
+    "greetings, feelings, compliments, games, chatting, opinions.",
+    (
+        "tell me a bedtime tale",
+        "write a limerick about a frog",
+        "compose a short poem about the sea",
+        "sing a lullaby",
+        "how is your day going",
+        "good morning to you",
+        "let's play twenty questions",
+        "cheer me up",
+        "say something funny",
+        "draft a thank you note for my aunt",
+        "what is a good name for a goldfish",
+        "I feel lonely",
+        "thank you very much",
+        "who made you",
+        "do you like music",
+    ),
+)
+PROFILES = (*PROFILES, SMALL_TALK)
+
 BY_SOURCE = {p.source: p for p in PROFILES}

@@ -31,8 +31,11 @@ from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
 from .language import ONLY_ENGLISH, detect
-from .meaning import MeaningStage, Ranking, encyclopedic, happened, usable_embedder
+from .meaning import MeaningStage, Ranking, usable_embedder
+from .profiles import NONE
+from .shapes import encyclopedic, happened
 from .signals import DynamicVocabulary, Scores, describe, score
+from .vocabulary import MATCH
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
@@ -110,6 +113,7 @@ class Router:
         # Plans of questions asked without a conversation before them, for as long as
         # the names, configured sources and model they were decided on stay the same.
         self._plans: OrderedDict[tuple[object, ...], Plan] = OrderedDict()
+        self._warming: asyncio.Task[None] | None = None
 
     # --- live vocabularies -----------------------------------------------------------
 
@@ -188,6 +192,10 @@ class Router:
         """Route one part: tables, then meaning, then (at run time) the model, then defaults."""
         sc = self.scores(query)
         strong, note = self._route_out(sc.strong(), sc)
+        if NONE in strong:  # "write a poem about rain": no source's data answers it
+            label = next(h.label for h in sc.hits[NONE] if h.kind == "shape")
+            return self._default(query, sc, f": {label}", None)
+        note += _topics(sc, strong)
         if len(strong) >= 2 and not any(sc.named(n) or sc.names.get(n) for n in strong):
             # Table words for several sources, none named or matched on a live name
             # ("how do I clean the dishwasher filter": HA's word, the manuals' question):
@@ -215,6 +223,10 @@ class Router:
                 f"no strong table match{note}; by meaning ({ranking.method}): {ranking.describe()}"
             )
             return PartPlan(query, [ranking.pick], why + self._missing([ranking.pick]), "meaning")
+        return self._default(query, sc, note, ranking)
+
+    def _default(self, query: str, sc: Scores, note: str, ranking: Ranking | None) -> PartPlan:
+        """Nothing decided: the local model at run time when one is loaded, else the defaults."""
         chain = self._default_chain()
         llm = self.core.services.get("llm")
         how = (
@@ -222,7 +234,7 @@ class Router:
             if llm is not None and getattr(llm, "available", False)
             else ""
         )
-        weak = sc.ranked()[:2]
+        weak = [(s, v) for s, v in sc.ranked() if s != NONE][:2]
         hint = f" (weak: {describe(sc, [s for s, _ in weak])})" if weak else ""
         if ranking is not None and ranking.scores:
             hint += f"; meaning ({ranking.method}) undecided: {ranking.describe()}"
@@ -245,18 +257,22 @@ class Router:
         return [s for s in strong if s != "ha"], " (ha is not configured: routed to the others)"
 
     def _rank(self, query: str, candidates: list[str]) -> Ranking:
-        """Similarity ranking: the embedding model when loaded and decided, else words."""
-        embedded: Ranking | None = None
-        embedder = self.core.services.get("embedder")
-        if usable_embedder(embedder):
-            embedded = self.meaning.embedded(query, candidates, embedder)
-            if embedded is not None and embedded.pick is not None:
-                return embedded
+        """Similarity ranking: words when they are sure, else the embedding model, else words.
+
+        The words' comparison is nearly free; the model (a few milliseconds a question)
+        is asked only when the words leave doubt.
+        """
 
         def names() -> dict[str, list[str]]:
             return {idx.source: list(idx.exact.values()) for idx in self.vocab.all()}
 
         ranking = self.meaning.lexical(query, candidates, names, self.vocab.generation)
+        embedder = self._embedder()
+        if embedder is None or ranking.sure:
+            return ranking
+        embedded = self.meaning.embedded(query, candidates, embedder)
+        if embedded is not None and embedded.pick is not None:
+            return embedded
         if ranking.pick is not None:
             return ranking
         return embedded or ranking
@@ -266,11 +282,13 @@ class Router:
         candidates = [n for n in self.core.sources if self._configured(n)]
         if not candidates or not query.strip():
             return None
-        ranking = self._rank(query, candidates)
+        ranking = self._rank(query, [*candidates, NONE])
+        if ranking.pick == NONE:  # small talk, a poem: no source's data answers it
+            return Ranking(f"{ranking.method}: small talk", ranking.scores, None)
         if ranking.pick is not None:
             return ranking
         # Nothing clearly ahead by similarity: the shape of the question may still tell.
-        if "kiwix" in candidates and encyclopedic(query):
+        if "kiwix" in candidates and encyclopedic(query, sc.names):
             return Ranking("question shape: encyclopedic", ranking.scores, "kiwix")
         if "changes" in candidates and happened(query):
             return Ranking("question shape: what happened", ranking.scores, "changes")
@@ -301,12 +319,57 @@ class Router:
         fusion_sources: list[str] | None = None,
         conversation_id: str | None = None,
     ) -> Plan:
-        """The full decision: condition, follow-up rewriting, decomposition, routing."""
+        """The full decision: condition, follow-up rewriting, decomposition, routing.
+
+        With the embedding model loaded, the parts that need it are planned first,
+        their questions embedded in one call to the model, and planned again (one
+        hop to the model's thread per question, however many parts it has).
+        """
+        embedder = self._embedder()
+        if embedder is None:
+            return self._decide(query, source, fusion_sources, conversation_id)
+        try:
+            self.meaning.warm_sync(embedder)
+        except Exception as err:  # the model is a routing hint; never fail a question for it
+            _LOGGER.info("meaning stage without the embedding model: %s", err)
+            return self._decide(query, source, fusion_sources, conversation_id)
+        plan, deferred = self._deferring(query, source, fusion_sources, conversation_id)
+        if not deferred:
+            return plan
+        try:
+            self.meaning.prepare_sync(embedder, deferred)
+        except Exception as err:  # the model is a routing hint; never fail a question for it
+            _LOGGER.info("meaning stage without the embedding model: %s", err)
+            return plan
+        return self._decide(query, source, fusion_sources, conversation_id)
+
+    def _embedder(self) -> Any:
+        """The loaded sentence-embedding model, or None."""
+        embedder = self.core.services.get("embedder")
+        return embedder if usable_embedder(embedder) else None
+
+    def _deferring(
+        self, query: str, source: str, fusion_sources: list[str] | None, conversation_id: str | None
+    ) -> tuple[Plan, list[str]]:
+        """A plan, and the questions it would have embedded had their vectors been there."""
+        deferred: list[str] = []
+        self.meaning.deferred = deferred
+        try:
+            plan = self._decide(query, source, fusion_sources, conversation_id)
+        finally:
+            self.meaning.deferred = None
+        return plan, deferred
+
+    def _decide(
+        self, query: str, source: str, fusion_sources: list[str] | None, conversation_id: str | None
+    ) -> Plan:
+        """One planning pass, memoised for questions asked outside a conversation."""
         self._sync_vocabulary()
         key: tuple[object, ...] | None = None
         if self.conversations.get(conversation_id) is None:
             self.vocab.combined()  # refresh names first: the key carries their generation
             llm = self.core.services.get("llm")
+            embedder = self._embedder()
             key = (
                 query,
                 source,
@@ -314,6 +377,7 @@ class Router:
                 self.vocab.generation,
                 tuple(n for n, src in self.core.sources.items() if src.configured),
                 bool(llm is not None and getattr(llm, "available", False)),
+                None if embedder is None else str(getattr(embedder, "name", "")),
             )
             hit = self._plans.get(key)
             if hit is not None:
@@ -324,7 +388,12 @@ class Router:
             plan = self._plan(query, source, fusion_sources, conversation_id)
         finally:
             self._memo = None
-        if key is not None and not self.meaning.deferred:  # (decided without its vectors)
+        # A plan decided without vectors it wanted (not yet embedded, or the profiles'
+        # not yet computed) is not kept.
+        complete = not self.meaning.deferred and (
+            (embedder := self._embedder()) is None or self.meaning.ready(embedder)
+        )
+        if key is not None and complete:
             self._plans[key] = plan
             if len(self._plans) > PLAN_MEMO:
                 self._plans.popitem(last=False)
@@ -377,7 +446,7 @@ class Router:
             else:
                 part.reason = f"{prefix}: {part.reason}"
             return Plan(query, condition, [part], follow_of)
-        pieces = carry_subject(decompose(body, self._strong))
+        pieces = carry_subject(decompose(body, self._strong), self._strong)
         if source != "auto":
             parts = [PartPlan(p, [source], "requested", "explicit") for p in pieces]
         else:
@@ -393,8 +462,14 @@ class Router:
         return cond
 
     def route(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
-        """The decision for a question, without running any source."""
+        """The decision for a question, without running any source (blocking on the model)."""
         return self.plan(query, conversation_id=conversation_id).to_dict()
+
+    async def route_async(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
+        """``route`` for the event loop: the embedding model is awaited, never waited on."""
+        await self._refresh_async_names()
+        plan = await self._plan_async(query, conversation_id=conversation_id)
+        return plan.to_dict()
 
     # --- running ---------------------------------------------------------------------
 
@@ -405,7 +480,9 @@ class Router:
         deadline_at = time.monotonic() + settings.deadline
         ctx = QueryContext(now=datetime.now(UTC), conversation_id=req.conversation_id)
         await self._refresh_async_names()
-        plan = await self._plan_async(req)
+        plan = await self._plan_async(
+            req.query, req.source, req.fusion_sources, req.conversation_id
+        )
         verdict_run: tuple[Verdict, SourceRun] | None = None
         outcomes: list[PartOutcome] | tuple[PartOutcome, ...]
         if plan.condition is None and len(plan.parts) == 1:
@@ -429,26 +506,28 @@ class Router:
             self.conversations.put(req.conversation_id, plan.parts[-1].query, used)
         return result
 
-    async def _plan_async(self, req: SearchRequest) -> Plan:
+    async def _plan_async(
+        self,
+        query: str,
+        source: str = "auto",
+        fusion_sources: list[str] | None = None,
+        conversation_id: str | None = None,
+    ) -> Plan:
         """Plan without blocking the event loop on the embedding model.
 
         A first plan defers every embedding it would need; they are computed with
-        the model's async call, and the question is planned again with them.
+        one async call to the model, and the question is planned again with them.
+        Until the profiles' vectors are computed (once per model, in the background),
+        questions are planned on words.
         """
-        kw: dict[str, Any] = {
-            "source": req.source,
-            "fusion_sources": req.fusion_sources,
-            "conversation_id": req.conversation_id,
-        }
-        embedder = self.core.services.get("embedder")
-        if not usable_embedder(embedder) or not callable(getattr(embedder, "embed", None)):
-            return self.plan(req.query, **kw)
-        deferred: list[str] = []
-        self.meaning.deferred = deferred
-        try:
-            plan = self.plan(req.query, **kw)
-        finally:
-            self.meaning.deferred = None
+        args = (query, source, fusion_sources, conversation_id)
+        embedder = self._embedder()
+        if embedder is None or not callable(getattr(embedder, "embed", None)):
+            return self._decide(*args)
+        if not self.meaning.ready(embedder):
+            self._warm_soon(embedder)
+            return self._decide(*args)
+        plan, deferred = self._deferring(*args)
         if not deferred:
             return plan
         try:
@@ -456,7 +535,20 @@ class Router:
         except Exception as err:  # the model is a routing hint; never fail a question for it
             _LOGGER.info("meaning stage without the embedding model: %s", err)
             return plan
-        return self.plan(req.query, **kw)
+        return self._decide(*args)
+
+    def _warm_soon(self, embedder: Any) -> None:
+        """Compute the profiles' vectors in the background (once per model)."""
+        if self._warming is not None and not self._warming.done():
+            return
+
+        async def warm() -> None:
+            try:
+                await self.meaning.warm(embedder)
+            except Exception as err:  # words route until the model can
+                _LOGGER.info("meaning stage without the embedding model: %s", err)
+
+        self._warming = asyncio.create_task(warm())
 
     def _remaining(self, deadline_at: float) -> float:
         return deadline_at - time.monotonic()
@@ -736,6 +828,17 @@ def _agreement(sc: Scores, ranking: Ranking) -> str | None:
     if len(ranking.scores) > 1 and ranking.scores[1][1] >= best[1]:
         return None
     return best[0] if best[0] == table[0][0] else None
+
+
+def _topics(sc: Scores, strong: list[str]) -> str:
+    """Sources a question shape outranked ("ha's “fridge” is the topic"), for ``reason``."""
+    out = sc.outranked()
+    notes = [
+        f"{source} {sc.explain(source)}"
+        for source in out
+        if sc.totals.get(source, 0.0) >= MATCH and source not in strong
+    ]
+    return f" (only the topic: {'; '.join(notes)})" if notes else ""
 
 
 def _nothing(runs: list[SourceRun]) -> str:

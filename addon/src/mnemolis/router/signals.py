@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -10,7 +11,8 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from .text import STOPWORDS, normalize, tokens
+from .shapes import Context, shapes
+from .text import STOPWORDS, all_needles, needles_in, normalize, stem, tokens
 from .vocabulary import (
     HA_DEVICE_WORDS,
     INDOOR_AMBIGUOUS,
@@ -30,6 +32,9 @@ FUZZY_MIN_CHARS = 5  # shorter names and n-grams only match exactly
 MAX_NGRAM = 4
 
 
+HitKind = str  # "word" | "phrase" | "naming" | "pattern" | "name" | "shape"
+
+
 @dataclass(slots=True)
 class Hit:
     """One reason a source scored: what matched and how much it counted."""
@@ -39,6 +44,8 @@ class Hit:
     label: str
     naming: bool = False
     term: str = ""
+    kind: HitKind = "word"
+    beats: frozenset[str] = frozenset()  # (shapes) kinds of other sources' hits outranked
 
 
 @dataclass(slots=True)
@@ -58,14 +65,34 @@ class Scores:
         """Sources by score, best first (ties keep vocabulary order)."""
         return sorted(self.totals.items(), key=lambda kv: -kv[1])
 
+    def outranked(self) -> dict[str, str]:
+        """Sources whose every hit is only a topic for another source's question shape.
+
+        "How long is the guarantee on the fridge?": HA's “fridge” is what the
+        question is about, the shape (a document) says who answers. Maps each
+        outranked source to the shape that outranked it.
+        """
+        shaped = [h for hits in self.hits.values() for h in hits if h.kind == "shape"]
+        out: dict[str, str] = {}
+        if not shaped:
+            return out
+        for source, hits in self.hits.items():
+            for shape in shaped:
+                if shape.source != source and all(h.kind in shape.beats for h in hits):
+                    out[source] = shape.label
+                    break
+        return out
+
     def strong(self) -> list[str]:
         """Sources that matched and sit within ``STRONG_SHARE`` of the best.
 
         When the question names sources outright ("the news", "the web"), the
         named ones are strong, and an unnamed one only if it scores as high as
         them: "what did the news say about the storm?" is a news question.
+        A source outranked by another's question shape is never strong.
         """
-        ranked = self.ranked()
+        out = self.outranked()
+        ranked = [(s, v) for s, v in self.ranked() if s not in out]
         if not ranked or ranked[0][1] < MATCH:
             return []
         best = ranked[0][1]
@@ -109,6 +136,8 @@ for _src, _phrases in PHRASES.items():
     for _p, _weight in _phrases.items():
         _toks = tuple(tokens(normalize(_p)))
         _PHRASE_INDEX.setdefault(_toks[0], []).append((_toks, _src, float(_weight)))
+
+_PATTERN_NEEDLES = all_needles([p.regex for p in PATTERNS])
 
 # One-word names too common to say anything about a source ("Home" is HA's zone).
 GENERIC_NAMES = frozenset(
@@ -294,23 +323,73 @@ def score(question: str, dynamic: DynamicVocabulary | None = None) -> Scores:
     token_set = set(toks)
     for i, tok in enumerate(toks):
         for src, weight in _WORD_INDEX.get(tok, ()):
-            out.add(Hit(src, weight, f"“{tok}”", tok in NAMING.get(src, ()), tok))
+            naming = tok in NAMING.get(src, ())
+            out.add(Hit(src, weight, f"“{tok}”", naming, tok, "naming" if naming else "word"))
         for phrase, src, weight in _PHRASE_INDEX.get(tok, ()):
             if tuple(toks[i : i + len(phrase)]) == phrase:
                 term = " ".join(phrase)
-                out.add(Hit(src, weight, f"“{term}”", term in NAMING.get(src, ()), term))
+                naming = term in NAMING.get(src, ())
+                kind = "naming" if naming else _phrase_kind(src, phrase)
+                out.add(Hit(src, weight, f"“{term}”", naming, term, kind))
+    present = needles_in(text, _PATTERN_NEEDLES)
     for pat in PATTERNS:
-        if pat.regex.search(text):
-            out.add(Hit(pat.source, pat.weight, pat.label))
+        if pat.regex.search(text, present):
+            out.add(Hit(pat.source, pat.weight, pat.label, kind="pattern"))
     if "forecast" in out.totals and out.totals["forecast"] >= 1.5:
         times = sorted(token_set & TIME_WORDS)
         if times:
             out.add(Hit("forecast", 0.5, f"“{times[0]}”"))
     if dynamic is not None:
         _score_names(toks, dynamic, out)
-    if "ha" in out.names and "forecast" in out.totals and not out.named("forecast"):
+    for shape in shapes(Context(text, toks, out.names)):
+        out.add(Hit(shape.source, shape.weight, shape.label, kind="shape", beats=shape.beats))
+    if "forecast" in out.totals and not out.named("forecast") and _indoors(out, token_set):
         out.drop("forecast", INDOOR_AMBIGUOUS)  # "how warm is it in the hallway"
     return out
+
+
+# An HA phrase that says a state ("lights on", "who is home", "power usage") asks about
+# the home now, like a pattern; one that only names a thing ("garage door") is a topic.
+_STATE_TOKENS = frozenset(
+    [
+        "on",
+        "off",
+        "open",
+        "closed",
+        "opened",
+        "home",
+        "away",
+        "locked",
+        "unlocked",
+        "usage",
+        "consumption",
+        "energy",
+        "power",
+        "electricity",
+        "playing",
+        "running",
+        "turned",
+        "switched",
+        "level",
+        "still",
+        "left",
+        "quality",
+        "detected",
+    ]
+)
+
+
+def _phrase_kind(source: str, phrase: tuple[str, ...]) -> HitKind:
+    return "pattern" if source == "ha" and _STATE_TOKENS.intersection(phrase) else "phrase"
+
+
+def _indoors(out: Scores, token_set: set[str]) -> bool:
+    """A live HA name, or a device of the home ("how cold is the fridge"), was said."""
+    return "ha" in out.names or bool(HA_DEVICE_WORDS.intersection(token_set) - _OUTDOOR_DEVICES)
+
+
+# Things of the home that are outdoors: "how cold is it in the garden" may be the weather.
+_OUTDOOR_DEVICES = frozenset(["garage", "gate", "sprinkler", "irrigation", "mower", "door"])
 
 
 def _ngrams(toks: list[str]) -> list[tuple[int, int, tuple[str, ...]]]:
@@ -330,7 +409,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
         return
     grams = _ngrams(toks)
     used: dict[str, list[bool]] = {}
-    found: dict[str, list[tuple[str, int, bool]]] = {}
+    found: dict[str, list[tuple[str, int, bool, int]]] = {}
     fuzzy: list[tuple[int, int, str]] = []
     for start, end, gram in grams:
         hits = combined.exact.get(gram)
@@ -338,7 +417,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
             for source, display in hits:
                 mask = used.setdefault(source, [False] * len(toks))
                 if not any(mask[start:end]):
-                    found.setdefault(source, []).append((display, end - start, True))
+                    found.setdefault(source, []).append((display, end - start, True, start))
                     mask[start:end] = [True] * (end - start)
         joined = " ".join(gram)
         if len(joined) >= FUZZY_MIN_CHARS:
@@ -359,20 +438,72 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
             if value > best.get((row, source), (0.0, ""))[0]:
                 best[(row, source)] = (value, display)
         for (row, source), (_value, display) in sorted(best.items()):
-            start, end, _joined = fuzzy[row]
+            start, end, joined = fuzzy[row]
             mask = used.setdefault(source, [False] * len(toks))
             if not any(mask[start:end]):
-                found.setdefault(source, []).append((display, end - start, False))
+                # "recipe" for the "recipes" database is the name, not a typo of it.
+                same = _stems(joined) == _name_stems(display)
+                found.setdefault(source, []).append((display, end - start, same, start))
                 mask[start:end] = [True] * (end - start)
     device_near = bool(HA_DEVICE_WORDS.intersection(toks))
     for source, names in found.items():
         base = DYNAMIC_WEIGHTS.get(source, 2.0)
-        for name, length, exact in names[:3]:
+        for name, length, exact, start in names[:3]:
             weight = base + (1.0 if length > 1 or (source == "ha" and device_near) else 0.0)
             if not exact and length == 1 and not device_near:
                 weight = min(weight, 1.5)  # "garbage" ≈ "Garage": a hint, not a match
-            out.add(Hit(source, weight, f"name “{name}”"))
+            if source == "ha" and length == 1 and _compound(toks, start):
+                weight = min(weight, 1.5)  # "the town hall", "the post office": not the Hall
+            out.add(Hit(source, weight, f"name “{name}”", kind="name"))
             out.names.setdefault(source, []).append(name)
+
+
+def _compound(toks: list[str], start: int) -> bool:
+    """A one-word name after a word the home does not know: part of another noun."""
+    if start == 0:
+        return False
+    prev = toks[start - 1]
+    if prev in STOPWORDS or prev.isdigit() or prev in _HA_WORDS:
+        return False
+    return prev not in _HOME_TOKENS
+
+
+_HA_WORDS = frozenset(WORDS["ha"])
+# Words a name of the home may be preceded by without being part of another noun.
+_HOME_TOKENS = frozenset(
+    [
+        "upstairs",
+        "downstairs",
+        "front",
+        "back",
+        "main",
+        "small",
+        "big",
+        "little",
+        "large",
+        "master",
+        "guest",
+        "kids",
+        "childrens",
+        "our",
+        "your",
+        "their",
+        "his",
+        "her",
+        "whole",
+        "entire",
+    ]
+)
+
+
+def _stems(text: str) -> list[str]:
+    return [stem(t) for t in tokens(text)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _name_stems(display: str) -> list[str]:
+    """A live name's stems (names repeat across questions; computed once each)."""
+    return _stems(normalize(display.replace("_", " ")))
 
 
 def describe(scores: Scores, sources: list[str]) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .text import Matcher
+
 MATCH = 2.0  # a source scoring at least this is a match
 STRONG_SHARE = 0.6  # ...and counts for fusion when within this share of the best score
 
@@ -20,7 +22,7 @@ class Pattern:
     """A regular expression over the normalised question, worth ``weight`` to a source."""
 
     source: str
-    regex: re.Pattern[str]
+    regex: Matcher
     weight: float
     label: str
 
@@ -417,6 +419,9 @@ PHRASES: dict[str, dict[str, float]] = {
         "right now": 0.5,
         "search the web": 5,
         "search online": 5,
+        "look online": 5,
+        "find online": 5,
+        "check online": 5,
         "look up online": 5,
         "search the internet": 5,
         "on the internet": 3,
@@ -657,6 +662,9 @@ NAMING: dict[str, frozenset[str]] = {
             "on the web",
             "on the internet",
             "search online",
+            "look online",
+            "find online",
+            "check online",
             "web search",
         }
     ),
@@ -718,8 +726,13 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
     (
         "ha",
         r"\b(?:is|are)\s+(?:the|my|our|any|all)\s+(?:[a-z0-9]+\s+){0,3}"
-        r"(?:open|opened|closed|shut|on|off|locked|unlocked|running|charging|playing|heating)\b"
-        r"(?!\s+(?:the|a|an|about|time|hours|sale|today|tomorrow|now)\b)",
+        r"(?:open|opened|closed|shut|off|locked|unlocked|running|charging|playing|heating|"
+        # "on" is a state at the end of a clause, a preposition before a noun ("on earth")
+        r"on(?=\s*$|\s+(?:in|at|upstairs|downstairs|right|now|still|again|already|and|or|"
+        r"but|because|when|while|if|anywhere|somewhere|there|here|tonight|today|or off)\b))\b"
+        r"(?!\s+(?:the|a|an|about|time|hours|sale|today|tomorrow|now|until|till|late|from|"
+        r"on|at|weekends?|holidays?|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|"
+        r"saturdays?|sundays?)\b)",
         2.0,
         "is X on/off/open/closed",
     ),
@@ -767,19 +780,12 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
     (
         "ha",
         r"\b(?:which|what|how many|any)\s+(?:of the\s+)?(?:[a-z0-9]+\s+){0,3}(?:is|are)\s+"
-        r"(?:on|off|open|closed|locked|unlocked|playing|running|docked|cleaning|armed|"
-        r"heating|cooling)\b",
+        r"(?:on(?=\s*$|\s+(?:in|upstairs|downstairs|right|now|still|at the moment|and|or)\b)|off|"
+        r"open|closed|locked|unlocked|playing|running|docked|cleaning|armed|heating|cooling)\b",
         2.0,
         "which X are on/off/open",
     ),
     # encyclopaedic questions: "what is a quasar", "who is marie curie"
-    ("kiwix", r"^(?:what|who)\s+(?:is|are|was|were)\s+(?:a|an)\s+\w+", 2.0, "what is a X"),
-    (
-        "kiwix",
-        r"^what (?:does|did)\s+(?:the\s+)?(?:word|term|phrase)?\s*\w+(?:\s+\w+)?\s+mean\b",
-        2.0,
-        "what does X mean",
-    ),
     (
         "kiwix",
         r"^how (?:do|does|did)\s+(?:a|an)?\s*\w+(?:\s+\w+)?\s+work\b",
@@ -824,8 +830,6 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         2.0,
         "since T",
     ),
-    ("memory", r"\bwhat (?:is|are) my (?:favourite|favorite|preferred)\b", 2.0, "my favourite"),
-    ("memory", r"\b(?:did|have) i (?:ever )?(?:say|said|mention|tell)\b", 3.0, "did I say"),
     (
         "forecast",
         r"\b(?:will|is) it (?:be )?(?:going to be )?"
@@ -834,13 +838,6 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
         "will it be hot",
     ),
     ("rag", r"\b[a-z]+ (?:manual|manuals|documentation|docs|handbook)\b", 2.0, "X manual"),
-    (
-        "rag",
-        r"\bhow (?:do|can|should) (?:i|we|you) (?:reset|clean|fix|repair|replace|descale|"
-        r"service|maintain|install|bleed|calibrate|pair|reprogram|troubleshoot)\b",
-        2.0,
-        "how do I fix/maintain X (instructions)",
-    ),
     (
         "forecast",
         r"\btemperature\b.*\b(?:tomorrow|tonight|today|"
@@ -858,7 +855,7 @@ _PATTERN_TABLE: list[tuple[str, str, float, str]] = [
 ]
 
 PATTERNS: list[Pattern] = [
-    Pattern(source, re.compile(rx), weight, label) for source, rx, weight, label in _PATTERN_TABLE
+    Pattern(source, Matcher(rx), weight, label) for source, rx, weight, label in _PATTERN_TABLE
 ]
 
 # Time expressions: boost the forecast only when a weather word is present, and tell
@@ -917,6 +914,7 @@ CLAUSE_STARTERS = frozenset(
         "where",
         "why",
         "how",
+        "whether",
         "tell",
         "show",
         "give",
