@@ -93,8 +93,15 @@ def is_true(state: dict[str, Any], pred: str) -> bool:
         "dry": lambda: raw == "off",
         "cleaning": lambda: raw == "cleaning",
         "docked": lambda: raw == "docked",
-        "triggered": lambda: raw == "triggered",
+        "triggered": lambda: raw == "triggered" if domain == "alarm_control_panel"
+        else raw == "on",
         "low": lambda: raw == "on",
+        "idle": lambda: (attrs.get("hvac_action") == "idle") if domain == "climate"
+        else raw == "idle",
+        "paused": lambda: raw == "paused",
+        "returning": lambda: raw == "returning",
+        "armed_away": lambda: raw == "armed_away",
+        "armed_home": lambda: raw == "armed_home",
     }  # fmt: skip
     del dclass
     return bool(table[pred]())
@@ -225,7 +232,10 @@ def _has_value(text: str, value: Any) -> bool:
         def plain(x: str) -> str:
             return " " + re.sub(r"[^a-z0-9]+", " ", x.lower()).strip() + " "
 
-        return plain(str(value)) in plain(text)
+        said = str(value)
+        if re.fullmatch(r"\d\d:\d\d:00", said):
+            said = said[:5]  # a time "06:45:00" is said "06:45"
+        return plain(said) in plain(text)
     return any(abs(n - want) < 0.051 for n in _numbers(text))
 
 
@@ -387,6 +397,41 @@ def judge_text(
     raise ValueError(f"unknown truth kind {kind!r}")
 
 
+def condition_truth(
+    spec: dict[str, Any], states: dict[str, dict[str, Any]], areas: dict[str, str]
+) -> tuple[bool, list[str]]:
+    """Whether a condition holds now, and the names its reason must mention.
+
+    {entity, is}: a state; {entity, attr?, above|below}: a reading against a number;
+    {people: anyone|nobody|everyone}: presence; {any: selection}: any of several.
+    """
+    if "people" in spec:
+        home = [
+            s for s in states.values()
+            if s["entity_id"].startswith(("person.", "device_tracker."))
+            and not (s["entity_id"].startswith("device_tracker.")
+                     and _tracked(states, s["entity_id"]))
+            and s["state"] not in ("unknown", "unavailable")
+        ]  # fmt: skip
+        at_home = [s for s in home if s["state"] == "home"]
+        want = {
+            "anyone": bool(at_home),
+            "nobody": not at_home,
+            "everyone": len(at_home) == len(home),
+        }[spec["people"]]
+        return want, []
+    if "any" in spec:
+        pool = select(states, spec["any"], areas)
+        return any(is_true(s, spec["any"]["is"]) for s in pool), []
+    state = states[spec["entity"]]
+    if "above" in spec or "below" in spec:
+        raw = state["state"] if not spec.get("attr") else state["attributes"].get(spec["attr"])
+        value = float(raw)
+        want = value > spec["above"] if "above" in spec else value < spec["below"]
+        return want, [_name(state)]
+    return is_true(state, spec["is"]), [_name(state)]
+
+
 def _tracked(states: dict[str, dict[str, Any]], tracker: str) -> bool:
     """Whether a person follows this tracker (then the person is counted, not the tracker)."""
     return any(
@@ -415,11 +460,13 @@ def judge(
     truth = case.truth
     result, spoken = str(body.get("result") or ""), str(body.get("spoken") or "")
     why: list[str] = []
-    if "if" in truth:  # a conditional: the condition's verdict, then the answer
-        want = is_true(states[truth["if"]["entity"]], truth["if"]["is"])
+    if "if" in truth:  # a conditional: the condition's verdict and its reason, then the answer
+        want, named = condition_truth(truth["if"], states, areas)
         cond = body.get("condition") or {}
         if cond.get("verdict") is not want:
             why.append(f"condition verdict {cond.get('verdict')} != {want}")
+        elif not all(_has_name(str(cond.get("evidence") or ""), n) for n in named):
+            why.append(f"condition evidence does not name {named}: {cond.get('evidence')!r}")
         sub = {k: v for k, v in truth.items() if k != "if"}
         part = (body.get("parts") or [{}])[-1].get("result", "")
         ok_r, w_r, expected = judge_text(part, sub, states, areas, spoken=False)
@@ -487,60 +534,113 @@ def rest_areas(core: HassCore) -> dict[str, str]:
     return out
 
 
-# Scene changes: (domain, service, data) calls that move the home to its second scene.
-SCENES: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
+# The scenes every question is asked in, per home, in order: HA's service calls
+# (domain, service, data) and, for what no service can do (a smoke detector going
+# off, an alarm triggered, a reading moving), states written as a device would
+# report them ("state", entity_id, state, attributes to change).
+Action = tuple[str, str, Any, Any]
+_SIT = {"source_type": "gps"}
+SCENES: dict[str, list[tuple[str, list[Action]]]] = {
     "demo": [
-        ("light", "toggle", {"entity_id": "all"}),
-        ("cover", "open_cover", {"entity_id": "cover.garage_door"}),
-        ("cover", "close_cover", {"entity_id": "cover.kitchen_window"}),
-        ("lock", "unlock", {"entity_id": "lock.front_door"}),
-        ("lock", "lock", {"entity_id": "lock.kitchen_door"}),
-        ("alarm_control_panel", "alarm_arm_away", {"entity_id": "all", "code": "1234"}),
-        ("media_player", "media_pause", {"entity_id": "media_player.living_room"}),
-        ("media_player", "turn_off", {"entity_id": "media_player.bedroom"}),
-        ("switch", "toggle", {"entity_id": "all"}),
-        ("fan", "toggle", {"entity_id": "all"}),
-        ("climate", "set_hvac_mode", {"entity_id": "climate.hvac", "hvac_mode": "heat"}),
-        (
-            "climate",
-            "set_temperature",
-            {"entity_id": "climate.ecobee", "target_temp_low": 19, "target_temp_high": 25},
-        ),
-        ("vacuum", "start", {"entity_id": "all"}),
-        ("valve", "close_valve", {"entity_id": "all"}),
-        ("humidifier", "toggle", {"entity_id": "all"}),
-        ("input_boolean", "toggle", {"entity_id": "all"}),
-        ("input_number", "set_value", {"entity_id": "input_number.noise_allowance", "value": 7}),
-        (
-            "input_select",
-            "select_option",
-            {"entity_id": "input_select.who_cooks", "option": "Paulus"},
-        ),
-    ],  # fmt: skip
+        ("start", []),
+        ("changed", [
+            ("light", "toggle", {"entity_id": "all"}, None),
+            ("cover", "open_cover", {"entity_id": "cover.garage_door"}, None),
+            ("cover", "close_cover", {"entity_id": "cover.kitchen_window"}, None),
+            ("lock", "unlock", {"entity_id": "lock.front_door"}, None),
+            ("lock", "lock", {"entity_id": "lock.kitchen_door"}, None),
+            ("lock", "lock", {"entity_id": "lock.poorly_installed_door"}, None),  # it jams
+            ("lock", "open", {"entity_id": "lock.openable_lock"}, None),
+            ("alarm_control_panel", "alarm_arm_away", {"entity_id": "all", "code": "1234"}, None),
+            ("media_player", "media_pause", {"entity_id": "media_player.living_room"}, None),
+            ("media_player", "turn_off", {"entity_id": "media_player.bedroom"}, None),
+            ("switch", "toggle", {"entity_id": "all"}, None),
+            ("fan", "toggle", {"entity_id": "all"}, None),
+            ("climate", "set_hvac_mode", {"entity_id": "climate.hvac", "hvac_mode": "heat"}, None),
+            ("climate", "set_temperature",
+             {"entity_id": "climate.ecobee", "target_temp_low": 19, "target_temp_high": 25}, None),
+            ("vacuum", "start", {"entity_id": "all"}, None),
+            ("valve", "close_valve", {"entity_id": "all"}, None),
+            ("humidifier", "toggle", {"entity_id": "all"}, None),
+            ("input_boolean", "toggle", {"entity_id": "all"}, None),
+            ("input_number", "set_value",
+             {"entity_id": "input_number.noise_allowance", "value": 7}, None),
+            ("input_select", "select_option",
+             {"entity_id": "input_select.who_cooks", "option": "Paulus"}, None),
+            ("state", "binary_sensor.bedroom_window", "on", {}),
+            ("state", "device_tracker.demo_paulus", "home", _SIT),
+        ]),
+        ("night", [
+            ("light", "turn_on", {"entity_id": "light.kitchen_lights"}, None),
+            ("cover", "close_cover", {"entity_id": "cover.garage_door"}, None),
+            ("cover", "set_cover_position",
+             {"entity_id": "cover.bedroom_blinds", "position": 0}, None),
+            ("cover", "open_cover", {"entity_id": "cover.kitchen_window"}, None),
+            ("lock", "lock", {"entity_id": "lock.front_door"}, None),
+            ("lock", "unlock", {"entity_id": "lock.kitchen_door"}, None),
+            ("media_player", "media_play", {"entity_id": "media_player.living_room"}, None),
+            ("media_player", "media_pause", {"entity_id": "media_player.kitchen"}, None),
+            ("fan", "turn_off", {"entity_id": "all"}, None),
+            ("vacuum", "return_to_base", {"entity_id": "all"}, None),
+            ("valve", "open_valve", {"entity_id": "valve.orchard"}, None),
+            ("humidifier", "turn_on", {"entity_id": "humidifier.dehumidifier"}, None),
+            ("input_boolean", "turn_off", {"entity_id": "all"}, None),
+            ("state", "alarm_control_panel.security", "triggered", {}),
+            ("state", "climate.heatpump", "heat", {"hvac_action": "idle"}),
+            ("state", "sensor.outside_temperature", "-2.5", {}),
+            ("state", "sensor.outside_humidity", "88", {}),
+            ("state", "sensor.power_consumption", "2450", {}),
+            ("state", "sensor.carbon_dioxide", "1250", {}),
+            ("state", "binary_sensor.bedroom_window", "off", {}),
+            ("state", "binary_sensor.back_door", "on", {}),
+            ("state", "binary_sensor.hallway_smoke_detector", "on", {}),
+            ("state", "binary_sensor.basement_floor_wet", "on", {}),
+            ("state", "binary_sensor.movement_backyard", "off", {}),
+            ("state", "sun.sun", "above_horizon", {}),
+            ("state", "device_tracker.demo_paulus", "not_home", _SIT),
+            ("state", "device_tracker.demo_anne_therese", "home", _SIT),
+            ("state", "device_tracker.demo_home_boy", "not_home", _SIT),
+        ]),
+    ],
     "fixture": [
-        ("input_boolean", "turn_on", {"entity_id": "input_boolean.garage_door_contact"}),
-        ("input_boolean", "turn_on", {"entity_id": "input_boolean.kitchen_ceiling_power"}),
-        ("input_boolean", "turn_on", {"entity_id": "input_boolean.reading_lamp_power"}),
-        ("input_boolean", "turn_on", {"entity_id": "input_boolean.guest_mode"}),
-        (
-            "input_number",
-            "set_value",
-            {"entity_id": "input_number.living_room_temp", "value": 23.7},
-        ),
-    ],  # fmt: skip
-}
+        ("start", []),
+        ("changed", [
+            ("input_boolean", "turn_on", {"entity_id": "input_boolean.garage_door_contact"}, None),
+            ("input_boolean", "turn_on",
+             {"entity_id": "input_boolean.kitchen_ceiling_power"}, None),
+            ("input_boolean", "turn_on", {"entity_id": "input_boolean.reading_lamp_power"}, None),
+            ("input_boolean", "turn_on", {"entity_id": "input_boolean.guest_mode"}, None),
+            ("input_number", "set_value",
+             {"entity_id": "input_number.living_room_temp", "value": 23.7}, None),
+            ("state", "device_tracker.bob_phone", "home", _SIT),
+        ]),
+        ("night", [
+            ("input_boolean", "turn_off", {"entity_id": "input_boolean.garage_door_contact"}, None),
+            ("input_boolean", "turn_on", {"entity_id": "input_boolean.front_door_contact"}, None),
+            ("input_boolean", "turn_off",
+             {"entity_id": "input_boolean.kitchen_ceiling_power"}, None),
+            ("input_boolean", "turn_on", {"entity_id": "input_boolean.bedside_lamp_power"}, None),
+            ("input_boolean", "turn_on", {"entity_id": "input_boolean.hallway_light_power"}, None),
+            ("input_boolean", "turn_off", {"entity_id": "input_boolean.guest_mode"}, None),
+            ("input_number", "set_value",
+             {"entity_id": "input_number.living_room_temp", "value": 19.0}, None),
+            ("state", "device_tracker.alice_phone", "not_home", _SIT),
+        ]),
+    ],
+}  # fmt: skip
 
 
-def set_scene(core: HassCore, home: str) -> None:
-    """Switch devices through HA's services (errors for absent entities are ignored)."""
-    for domain, service, data in SCENES[home]:
+def set_scene(core: HassCore, actions: list[Action]) -> None:
+    """Switch devices through HA's services, then write the states no service can set."""
+    for kind, what, data, attrs in actions:
         try:
-            core.call_service(domain, service, data)
+            if kind == "state":
+                current = (core.get_state(what) or {}).get("attributes") or {}
+                core.set_state(what, data, {**current, **attrs})
+            else:
+                core.call_service(kind, what, data)
         except AssertionError as err:
-            print(f"  (scene: {domain}.{service} failed: {str(err)[:120]})", file=sys.stderr)
-    tracker = "device_tracker.demo_paulus" if home == "demo" else "device_tracker.bob_phone"
-    attrs = (core.get_state(tracker) or {}).get("attributes") or {}
-    core.set_state(tracker, "home", {**attrs, "source_type": "gps"})
+            print(f"  (scene: {kind}.{what} failed: {str(err)[:120]})", file=sys.stderr)
 
 
 TRANSITIONAL = frozenset({"arming", "pending", "opening", "closing", "locking", "unlocking"})
@@ -581,9 +681,8 @@ async def ask_home(home: str, core: HassCore, cases: list[Case], data_dir: Path)
     try:
         client = mn.services["ha"]
         await client.wait_ready(30)
-        for scene in ("start", "changed"):
-            if scene == "changed":
-                await asyncio.to_thread(set_scene, core, home)
+        for scene, actions in SCENES[home]:
+            await asyncio.to_thread(set_scene, core, actions)
             await settle(mn, core)
             states = await asyncio.to_thread(rest_states, core)
             areas = await asyncio.to_thread(rest_areas, core)
@@ -618,6 +717,8 @@ def _entities(truth: dict[str, Any]) -> list[str]:
     for value in truth.values():
         if isinstance(value, dict) and "entity" in value:
             out.append(value["entity"])
+        if isinstance(value, dict) and "any" in value:
+            out += _entities(value)
         if isinstance(value, list):
             for sub in value:
                 out += _entities(sub)

@@ -148,6 +148,16 @@ PREDICATES: list[tuple[str, str]] = [
     ("at home", "home"),
     ("going off", "triggered"),
     ("set off", "triggered"),
+    ("armed away", "armed_away"),
+    ("armed home", "armed_home"),
+    ("armed at home", "armed_home"),
+    ("armed night", "armed_night"),
+    ("armed for the night", "armed_night"),
+    ("armed vacation", "armed_vacation"),
+    ("returning", "returning"),
+    ("going back", "returning"),
+    ("idle", "idle"),
+    ("idling", "idle"),
     ("on", "on"),
     ("off", "off"),
     ("open", "open"),
@@ -224,7 +234,11 @@ _MEASURE_BASES = [(w, c) for w, c in MEASURE_WORDS if " " not in w and len(w) >=
 def _fuzzy_words(
     lowered: str,
 ) -> tuple[tuple[str, Kind] | None, tuple[str, frozenset[str]] | None]:
-    """A kind and a measurement word the question misspells, if any (ratio >= 85)."""
+    """A kind and a measurement word the question misspells, if any (ratio >= 85).
+
+    A typo drops, doubles or swaps a letter: a word two letters shorter or longer is
+    another word ("moment" is not "movement").
+    """
     from rapidfuzz import fuzz
 
     kind: tuple[str, Kind] | None = None
@@ -235,12 +249,12 @@ def _fuzzy_words(
         stem = word[:-1] if word.endswith("s") else word
         if kind is None:
             for base, k in _KIND_BASES:
-                if fuzz.ratio(stem, base) >= 85:
+                if abs(len(stem) - len(base)) <= 1 and fuzz.ratio(stem, base) >= 85:
                     kind = (word, k)
                     break
         if measure is None:
             for base, c in _MEASURE_BASES:
-                if fuzz.ratio(word, base) >= 85:
+                if abs(len(word) - len(base)) <= 1 and fuzz.ratio(word, base) >= 85:
                     measure = (word, c)
                     break
     return kind, measure
@@ -371,6 +385,8 @@ def parse(text: str) -> Question:
         focus = "target"
     elif re.search(r"\bmode\b", stripped):
         focus = "mode"
+    elif re.search(r"\b(?:how far|position|how much open|percent open)\b", stripped):
+        focus = "position"
     elif re.search(r"\b(?:brightness|bright|dim)\b", stripped):
         focus = "brightness"
     elif measure is not None:

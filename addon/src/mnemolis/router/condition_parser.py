@@ -204,7 +204,7 @@ def _split_without_comma(body: str) -> tuple[str, str] | None:
     """
     words = body.split()
     for i in range(2, len(words)):
-        head = normalize(words[i]).strip("?.!,")
+        head = (tokens(normalize(words[i])) or [""])[0]  # "what's" starts with "what"
         if head not in _CONSEQUENT_STARTERS:
             continue
         cond = " ".join(words[:i])

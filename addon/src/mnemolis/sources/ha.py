@@ -275,7 +275,8 @@ class HASource(Source):
                 for s in view.visible()
                 if _reads(s, q.measure) is not None and scope.contains(view, s)
             ]
-        if q.shape in ("value", "yesno") and not q.plural:
+        if q.shape in ("value", "yesno"):
+            # "are the entrance lights on": the lights whose own name says "entrance".
             pool = _narrow(view, pool, q, scope)
         weather = self.settings.forecast.entity_id
         if len(pool) > 1 and weather and any(s["entity_id"] == weather for s in pool):
@@ -700,7 +701,7 @@ def _none_phrase(total: int, label: str) -> str:
 
 
 def _pred_word(pred: str) -> str:
-    return _PRED_WORDS.get(pred, pred)
+    return _PRED_WORDS.get(pred) or said(pred)
 
 
 def _join_facts(facts: list[str]) -> str:
