@@ -221,13 +221,16 @@ def _has_content(text: str) -> bool:
     return bool(content_words(tokens(normalize(text))))
 
 
+_NOBODY = r"^(?:nobody|no one|noone|no-one)\b"
+_EVERYONE = r"^(?:everyone|everybody)\b"
+_ANYONE = r"^(?:anyone|anybody|someone|somebody)\b"
 _PEOPLE_AS_QUESTION: list[tuple[re.Pattern[str], str, bool]] = [
     # (condition, the yes/no question that decides it, whether its answer is inverted)
-    (re.compile(r"^(?:nobody|no one|noone|no-one)\b.*\b(?:home|in|here)\b"), "is anyone home", True),
-    (re.compile(r"^(?:everyone|everybody)\b.*\b(?:out|away|gone)\b"), "is anyone home", True),
-    (re.compile(r"^(?:everyone|everybody)\b.*\b(?:home|in|here)\b"), "is anyone away", True),
-    (re.compile(r"^(?:anyone|anybody|someone|somebody)\b.*\b(?:home|in|here)\b"), "is anyone home", False),
-]  # fmt: skip
+    (re.compile(_NOBODY + r".*\b(?:home|in|here)\b"), "is anyone home", True),
+    (re.compile(_EVERYONE + r".*\b(?:out|away|gone)\b"), "is anyone home", True),
+    (re.compile(_EVERYONE + r".*\b(?:home|in|here)\b"), "is anyone away", True),
+    (re.compile(_ANYONE + r".*\b(?:home|in|here)\b"), "is anyone home", False),
+]
 _AS_QUESTION = re.compile(
     r"^(?P<subj>.+?)\s+(?P<verb>is|are|was|were|has been|have been|had been|gets|get|goes|go|"
     r"becomes|become|stays|stay|remains|remain|keeps|turns|turned|starts|started)\s+(?P<rest>.+)$",
@@ -276,7 +279,8 @@ def as_question(cond: str) -> tuple[str, bool]:
         return f"{copula} {subj} {rest}", False
     m = _VERB_STATE.match(text)
     if m:
-        return f"is {m.group('subj')} {_VERB_WORDS[m.group('verb').lower()]}{m.group('rest')}", False
+        state = _VERB_WORDS[m.group("verb").lower()]
+        return f"is {m.group('subj')} {state}{m.group('rest')}", False
     return f"is {text}", False
 
 

@@ -151,6 +151,10 @@ async def _judge_with_client(ha: Any, text: str, question: str) -> tuple[bool | 
     if not candidates:
         return None, f"no Home Assistant entity can be {pred}"
     entity_id, why = await find_entity(ha, subject, sorted({e.split(".")[0] for e in candidates}))
+    if entity_id is None and q.kind is not None:
+        # "the alarm" for the one alarm panel, whatever it is called ("Security").
+        of_kind = [e for e in candidates if e.split(".")[0] in q.kind.domains]
+        entity_id = of_kind[0] if len(of_kind) == 1 else None
     if entity_id is None:
         return None, why
     state = states.get(entity_id)
@@ -253,8 +257,7 @@ def _people(states: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         for k, v in states.items()
         if k.startswith("device_tracker.") and k not in followed and isinstance(v, dict)
     ]
-    known = [s for s in persons + trackers if str(s.get("state")) not in _UNAVAILABLE]
-    return known
+    return [s for s in persons + trackers if str(s.get("state")) not in _UNAVAILABLE]
 
 
 def _judge_people(states: dict[str, dict[str, Any]], who: str) -> tuple[bool | None, str]:
