@@ -5,22 +5,26 @@ demo home (`demo:` in configuration.yaml, areas assigned through the websocket
 API as a user would) and the project's fixture home (tests/server/hass_fixture.py).
 For each home it starts Mnemolis in-process (the same ``Mnemolis.search`` service
 layer REST and MCP call) and asks every question of bench/eval/home/questions.yaml
-in two scenes: the home as it started, then after some devices were switched
-through HA's services. The truth of each case is computed from HA's states read
-just before it is asked (GET /api/states; also just after, when a state moved
-meanwhile), never written by hand: a question carries a truth
-spec (an entity and the state it asks about, a selection of entities to list or
-count, a value to read), evaluated here by rules independent of the answering code.
+in three scenes: the home as it started, after devices were switched through
+HA's services, and a "night" that moves what no service can (an alarm triggered,
+readings, a smoke detector, the sun) by writing states as devices report them.
+The truth of each case is computed from HA's states read just before it is asked
+(GET /api/states; also just after, when a state moved meanwhile), never written by
+hand: a question carries a truth spec (an entity and the state it asks about, a
+selection of entities to list or count, a value to read, a condition), evaluated here
+by rules independent of the answering code.
 
 Each answer is judged twice, on ``result`` and on ``spoken``: right fact, right
 polarity (yes/no first), no contradiction, nothing unrelated appended, and for
 ``spoken`` no markdown, no entity ids, no "(since …)" and at most a few sentences.
 Prints the score per home, domain and phrasing style, the tuned half and the
 held-out half apart (the split is fixed in the data file), and exits 1 when the
-held-out score of either home is below --threshold.
+held-out score of either home is below --threshold or a domain's held-out score
+is below --domain-floor.
 
     MNEMOLIS_HA_VENV=.venv/ha .venv/server/bin/python bench/eval/eval_home.py \
-        [--threshold 0.9] [--failures tuned|held|none] [--home demo|fixture]
+        [--threshold 0.95] [--domain-floor 0.85] [--failures tuned|held|none] \
+        [--home demo|fixture]
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +54,8 @@ from tests.server.hass_fixture import HassCore, launch, launch_demo  # noqa: E40
 
 DATA = Path(__file__).resolve().parent / "home" / "questions.yaml"
 TARGET = 0.95  # the issue's goal, printed beside the measured figure
-DEFAULT_THRESHOLD = 0.90  # what the held-out half honestly reaches, with a small margin
+DEFAULT_THRESHOLD = 0.95  # the issue's goal, per home, on the held-out half
+DOMAIN_FLOOR = 0.85  # no domain's held-out score below this
 _ID = re.compile(r"\b[a-z_]+\.[a-z0-9_]{3,}\b")
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
 _WORDS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
@@ -631,8 +637,14 @@ SCENES: dict[str, list[tuple[str, list[Action]]]] = {
 
 
 def set_scene(core: HassCore, actions: list[Action]) -> None:
-    """Switch devices through HA's services, then write the states no service can set."""
-    for kind, what, data, attrs in actions:
+    """Switch devices through HA's services, then write the states no service can set.
+
+    The service calls run together (a demo lock takes seconds to move); no two of a
+    scene touch the same entity.
+    """
+
+    def run(action: Action) -> None:
+        kind, what, data, attrs = action
         try:
             if kind == "state":
                 current = (core.get_state(what) or {}).get("attributes") or {}
@@ -641,6 +653,12 @@ def set_scene(core: HassCore, actions: list[Action]) -> None:
                 core.call_service(kind, what, data)
         except AssertionError as err:
             print(f"  (scene: {kind}.{what} failed: {str(err)[:120]})", file=sys.stderr)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(run, [a for a in actions if a[0] != "state"]))
+    for action in actions:
+        if action[0] == "state":
+            run(action)
 
 
 TRANSITIONAL = frozenset({"arming", "pending", "opening", "closing", "locking", "unlocking"})
@@ -663,7 +681,7 @@ async def settle(mn: Mnemolis, core: HassCore, timeout: float = 30.0) -> None:
 
 
 async def ask_home(home: str, core: HassCore, cases: list[Case], data_dir: Path) -> list[Verdict]:
-    """Start Mnemolis against this HA and ask every case in both scenes."""
+    """Start Mnemolis against this HA and ask every case in every scene."""
     states = await asyncio.to_thread(rest_states, core)
     weather = sorted(e for e in states if e.startswith("weather."))
     settings = load_settings(
@@ -682,18 +700,24 @@ async def ask_home(home: str, core: HassCore, cases: list[Case], data_dir: Path)
         client = mn.services["ha"]
         await client.wait_ready(30)
         for scene, actions in SCENES[home]:
+            moved = time.perf_counter()
             await asyncio.to_thread(set_scene, core, actions)
             await settle(mn, core)
             states = await asyncio.to_thread(rest_states, core)
             areas = await asyncio.to_thread(rest_areas, core)
+            TIMES["scenes"] += time.perf_counter() - moved
             for case in cases:
                 if case.home != home:
                     continue
                 if any(e not in states for e in _entities(case.truth)):
                     print(f"  (skipped {case.id}: entity missing in this HA)", file=sys.stderr)
                     continue
+                read = time.perf_counter()
                 before = await asyncio.to_thread(rest_states, core)
+                asked = time.perf_counter()
                 result = await mn.search(SearchRequest(query=case.q))
+                TIMES["truth"] += asked - read
+                TIMES["answer"] += time.perf_counter() - asked
                 body = result.to_dict()
                 verdict = judge(case, scene, body, before, areas)
                 if not verdict.ok:
@@ -710,6 +734,9 @@ async def ask_home(home: str, core: HassCore, cases: list[Case], data_dir: Path)
     finally:
         await mn.stop()
     return verdicts
+
+
+TIMES: dict[str, float] = defaultdict(float)  # seconds spent reading truth and answering
 
 
 def _entities(truth: dict[str, Any]) -> list[str]:
@@ -734,13 +761,13 @@ def _score(vs: list[Verdict], attr: str = "ok") -> str:
     return f"{sum(getattr(v, attr) for v in vs) / len(vs):.2f}"
 
 
-def _weak_domains(verdicts: list[Verdict]) -> list[tuple[str, float]]:
+def _weak_domains(verdicts: list[Verdict], floor: float) -> list[tuple[str, float]]:
     groups: dict[str, list[Verdict]] = defaultdict(list)
     for v in verdicts:
         if v.case.split == "held":
             groups[v.case.domain].append(v)
     scores = {d: sum(v.ok for v in vs) / len(vs) for d, vs in groups.items()}
-    return sorted((d, s) for d, s in scores.items() if s < 0.85)
+    return sorted((d, s) for d, s in scores.items() if s < floor)
 
 
 def table(title: str, key: str, verdicts: list[Verdict]) -> None:
@@ -769,6 +796,12 @@ def main() -> int:
         help="exit 1 when a home's held-out score (result and spoken) is below",
     )
     parser.add_argument(
+        "--domain-floor",
+        type=float,
+        default=DOMAIN_FLOOR,
+        help="exit 1 when a domain's held-out score (both homes) is below",
+    )
+    parser.add_argument(
         "--failures",
         choices=("tuned", "held", "none"),
         default="none",
@@ -781,21 +814,37 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mnemolis-eval-home-"))
     verdicts: list[Verdict] = []
     started = time.monotonic()
-    try:
-        for home in homes:
-            (tmp / home).mkdir()
-            core = (launch_demo if home == "demo" else launch)(tmp / home)
-            try:
-                verdicts += asyncio.run(ask_home(home, core, cases, tmp / f"{home}-data"))
-            finally:
-                core.stop()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    # The next home's HA starts, and the last one's stops, while a home is asked: the
+    # answers are timed apart, and the eval stays near a minute.
+    with ThreadPoolExecutor(2) as pool:
+        cores: dict[str, Future[HassCore]] = {}
+        stops: list[Future[None]] = []
+        try:
+            for home in homes:
+                (tmp / home).mkdir()
+                cores[home] = pool.submit(launch_demo if home == "demo" else launch, tmp / home)
+            for home in homes:
+                core = cores[home].result()
+                try:
+                    verdicts += asyncio.run(ask_home(home, core, cases, tmp / f"{home}-data"))
+                finally:
+                    stops.append(pool.submit(core.stop))
+        finally:
+            for stop in stops:
+                stop.result()
+            for future in cores.values():  # a home not asked (an error): stopped here
+                if future.exception() is None:
+                    future.result().stop()
+            shutil.rmtree(tmp, ignore_errors=True)
     n_q = len({v.case.id for v in verdicts})
+    n_scenes = len({(v.case.home, v.scene) for v in verdicts})
     print(
-        f"{n_q} questions x 2 scenes = {len(verdicts)} answers judged on result and spoken "
-        f"against live HA states ({time.monotonic() - started:.0f} s); target {TARGET:.2f}, "
-        f"CI threshold {args.threshold:.2f} on the held-out half\n"
+        f"{n_q} questions in {n_scenes} scenes = {len(verdicts)} answers judged on result and "
+        f"spoken against live HA states ({time.monotonic() - started:.0f} s: answering "
+        f"{TIMES['answer']:.0f} s, reading the truth {TIMES['truth']:.0f} s, setting the "
+        f"scenes {TIMES['scenes']:.0f} s, the rest starting and stopping HA); target "
+        f"{TARGET:.2f}; exit 1 below {args.threshold:.2f} per home or {args.domain_floor:.2f} "
+        f"per domain on the held-out half\n"
     )
     print("| home | n tuned | tuned both | n held | held result | held spoken | held both |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -810,11 +859,12 @@ def main() -> int:
         )
         if held and sum(v.ok for v in held) / len(held) < args.threshold:
             failed = True
-    weak = _weak_domains(verdicts)
+    weak = _weak_domains(verdicts, args.domain_floor)
     print(
-        "\ndomains below 0.85 on the held-out half (issue target: none): "
+        f"\ndomains below {args.domain_floor:.2f} on the held-out half (issue target: none): "
         + (", ".join(f"{d} {v:.2f}" for d, v in weak) or "none")
     )
+    failed = failed or bool(weak)
     table("per domain (both homes)", "domain", verdicts)
     table("per phrasing style (both homes)", "style", verdicts)
     if args.failures != "none":
@@ -824,7 +874,10 @@ def main() -> int:
                 print(f"- [{v.case.home}/{v.scene}] {v.case.id} {v.case.q!r}\n"
                       f"  expected: {v.expected}\n  why: {'; '.join(v.why)}\n  ran: {v.route}\n"
                       f"  result: {v.result!r}\n  spoken: {v.spoken!r}")  # fmt: skip
-    print(f"\neval_home: {'FAIL' if failed else 'ok'} (threshold {args.threshold:.2f})")
+    print(
+        f"\neval_home: {'FAIL' if failed else 'ok'} (threshold {args.threshold:.2f} per home, "
+        f"{args.domain_floor:.2f} per domain)"
+    )
     return 1 if failed else 0
 
 
