@@ -147,7 +147,7 @@ async def _judge_with_client(ha: Any, text: str, question: str) -> tuple[bool | 
     if not subject or _personal(subject):
         return None, f"“{text}” is about you, and no data says that ahead of time"
     pred = q.predicate
-    candidates = [e for e, s in states.items() if isinstance(s, dict) and applies(s, pred)]
+    candidates = _applicable(states, pred)
     if not candidates:
         return None, f"no Home Assistant entity can be {pred}"
     entity_id, why = await find_entity(ha, subject, sorted({e.split(".")[0] for e in candidates}))
@@ -173,6 +173,21 @@ async def _judge_with_client(ha: Any, text: str, question: str) -> tuple[bool | 
     if actual is None:
         return None, f"{said}, which does not say whether it is {pred}"
     return actual, said
+
+
+def _applicable(states: dict[str, dict[str, Any]], pred: str) -> list[str]:
+    """Entities that can be in this state (decided once per domain and device class)."""
+    kinds: dict[tuple[str, str], bool] = {}
+    out = []
+    for entity_id, state in states.items():
+        if not isinstance(state, dict):
+            continue
+        key = (entity_id.split(".", 1)[0], str((state.get("attributes") or {}).get("device_class")))
+        if key not in kinds:
+            kinds[key] = applies(state, pred)
+        if kinds[key]:
+            out.append(entity_id)
+    return out
 
 
 async def find_entity(ha: Any, subject: str, domains: list[str]) -> tuple[str | None, str]:
