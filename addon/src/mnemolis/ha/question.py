@@ -387,6 +387,8 @@ def parse(text: str) -> Question:
         focus = "mode"
     elif re.search(r"\b(?:how far|position|how much open|percent open)\b", stripped):
         focus = "position"
+        if re.search(r"\bhow (?:far|much)\b", stripped):
+            predicate = None  # "how far open": a position to say, not a yes/no on "open"
     elif re.search(r"\b(?:brightness|bright|dim)\b", stripped):
         focus = "brightness"
     elif measure is not None:
