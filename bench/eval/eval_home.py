@@ -409,7 +409,7 @@ def condition_truth(
     """Whether a condition holds now, and the names its reason must mention.
 
     {entity, is}: a state; {entity, attr?, above|below}: a reading against a number;
-    {people: anyone|nobody|everyone}: presence; {any: selection}: any of several.
+    {people: anyone|nobody|everyone}: presence; {any|all: selection}: any/all of several.
     """
     if "people" in spec:
         home = [
@@ -426,9 +426,11 @@ def condition_truth(
             "everyone": len(at_home) == len(home),
         }[spec["people"]]
         return want, []
-    if "any" in spec:
-        pool = select(states, spec["any"], areas)
-        return any(is_true(s, spec["any"]["is"]) for s in pool), []
+    if "any" in spec or "all" in spec:
+        which = "any" if "any" in spec else "all"
+        pool = select(states, spec[which], areas)
+        held = [is_true(s, spec[which]["is"]) for s in pool]
+        return (any(held) if which == "any" else all(held)), []
     state = states[spec["entity"]]
     if "above" in spec or "below" in spec:
         raw = state["state"] if not spec.get("attr") else state["attributes"].get(spec["attr"])
@@ -744,7 +746,7 @@ def _entities(truth: dict[str, Any]) -> list[str]:
     for value in truth.values():
         if isinstance(value, dict) and "entity" in value:
             out.append(value["entity"])
-        if isinstance(value, dict) and "any" in value:
+        if isinstance(value, dict) and ("any" in value or "all" in value):
             out += _entities(value)
         if isinstance(value, list):
             for sub in value:

@@ -61,11 +61,19 @@ def test_questions_that_only_look_conditional(question: str) -> None:
     assert parse_condition(question) is None
 
 
-def test_the_sun_is_a_home_state_and_sunny_is_the_weather() -> None:
-    up = parse_condition("if the sun is up, are the ceiling lights on?")
-    sunny = parse_condition("if it is sunny tomorrow, are the blinds closed?")
-    assert up is not None and up.kind == "ha"
-    assert sunny is not None and sunny.kind == "forecast"
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("if the sun is up, are the ceiling lights on?", "ha"),
+        ("if it is sunny tomorrow, are the blinds closed?", "forecast"),
+        # a reading outside now is the live sensor's; the same tomorrow is the forecast's
+        ("If it is colder than 5 degrees outside, is the heat pump heating?", "ha"),
+        ("if it is above 20 degrees outside tomorrow, are the blinds closed", "forecast"),
+    ],
+)
+def test_now_is_the_home_and_later_is_the_forecast(question: str, kind: str) -> None:
+    plan = parse_condition(question)
+    assert plan is not None and plan.kind == kind
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,9 @@ def test_thermostat_leads_with_what_was_asked() -> None:
         ("are the bedroom blinds down", "yesno", "down"),
         ("How far open are the blinds?", "value", None),  # a position, not a yes/no
         ("is the vacuum going back to its dock", "yesno", "returning"),
+        ("did we lock the kitchen door", "yesno", "locked"),  # the state the action leaves
+        ("did someone leave the garage door open", "yesno", "open"),
+        ("did I turn the fan off", "yesno", "off"),
     ],
 )
 def test_question_shapes(question: str, shape: str, predicate: str | None) -> None:

@@ -260,6 +260,13 @@ def _fuzzy_words(
     return kind, measure
 
 
+_DID = re.compile(r"^did (?:i|we|you|they|someone|somebody|anyone|anybody)\b")
+_DID_VERBS = [
+    ("unlock", "unlocked"), ("lock", "locked"), ("disarm", "disarmed"), ("arm", "armed"),
+    ("close", "closed"), ("shut", "closed"), ("leave (?:\\w+ )*?open", "open"),
+    ("open", "open"), ("(?:turn|switch) (?:\\w+ )*?off", "off"),
+    ("(?:turn|switch|leave) (?:\\w+ )*?on", "on"),
+]  # fmt: skip
 _PLURAL_VERB = re.compile(r"\b(?:are|were|have|do)\b", re.I)
 
 
@@ -341,6 +348,14 @@ def parse(text: str) -> Question:
         if measure is None and fuzzy_measure is not None:
             measure_word, measure = fuzzy_measure
     stripped = lowered.strip()
+    did = _DID.match(stripped)
+    if did:
+        # "did I lock the front door": the state the action leaves, asked as a yes/no.
+        for verb, state in _DID_VERBS:
+            hit = re.search(rf"\b{verb}\b", stripped[did.end() :])
+            if hit:
+                predicate, phrase = state, hit.group(0).split()[-1]  # "on" of "leave … on"
+                break
     if phrase == "set":
         # "has the sun set" / "is the alarm set"; "set to 21" is a setpoint, not a state.
         if re.search(r"\bset (?:to|at)\b", stripped):
@@ -352,9 +367,10 @@ def parse(text: str) -> Question:
     if _COUNT.search(stripped):
         shape: Shape = "count"
     elif _YESNO.match(stripped) or asks_if:
-        if _ALL.search(stripped):
+        asked = stripped[did.end() :] if did else stripped  # "did someone …" is not "any"
+        if _ALL.search(asked):
             shape = "all"
-        elif _ANY.search(stripped) or re.match(r"^(?:is|are) there\b", stripped):
+        elif _ANY.search(asked) or re.match(r"^(?:is|are) there\b", stripped):
             shape = "any"
         else:
             shape = "yesno"

@@ -390,11 +390,23 @@ _SUN_POSITION = re.compile(
 )
 
 
+# "it is colder than 5 degrees outside": a reading now, which a live sensor gives.
+_LIVE_READING = re.compile(
+    r"\b(?:outside|outdoors?|out there)\b.*\b(?:above|over|below|under|more than|less than|"
+    r"warmer than|colder than|higher than|lower than)\b|\b(?:above|over|below|under|more than|"
+    r"less than|warmer than|colder than|higher than|lower than)\s+-?\d.*\b(?:outside|"
+    r"outdoors?|out there)\b",
+    re.IGNORECASE,
+)
+
+
 def condition_kind(text: str) -> str:
     """Which structured source can judge a condition: forecast, uptime or ha."""
     if _SUN_POSITION.search(text.strip()):
         return "ha"  # "the sun is up", "it is dark": sun.sun, not the weather
     toks = set(tokens(normalize(text)))
+    if _LIVE_READING.search(text) and not toks & _WHEN_WORDS:
+        return "ha"  # now, outside: the outdoor sensor (or the weather entity's present)
     if toks & _WEATHER and not _HA_SUBJECT_HINT.search(text):
         return "forecast"
     if _IMPERSONAL.match(text) and toks & _WHEN_WORDS and not _HA_SUBJECT_HINT.search(text):
