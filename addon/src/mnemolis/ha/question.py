@@ -352,9 +352,9 @@ def parse(text: str) -> Question:
     if did:
         # "did I lock the front door": the state the action leaves, asked as a yes/no.
         for verb, state in _DID_VERBS:
-            hit = re.search(rf"\b{verb}\b", stripped[did.end() :])
-            if hit:
-                predicate, phrase = state, hit.group(0).split()[-1]  # "on" of "leave … on"
+            action = re.search(rf"\b{verb}\b", stripped[did.end() :])
+            if action:
+                predicate, phrase = state, action.group(0).split()[-1]  # "on" of "leave … on"
                 break
     if phrase == "set":
         # "has the sun set" / "is the alarm set"; "set to 21" is a setpoint, not a state.

@@ -180,8 +180,6 @@ def _applicable(states: dict[str, dict[str, Any]], pred: str) -> list[str]:
     kinds: dict[tuple[str, str], bool] = {}
     out = []
     for entity_id, state in states.items():
-        if not isinstance(state, dict):
-            continue
         key = (entity_id.split(".", 1)[0], str((state.get("attributes") or {}).get("device_class")))
         if key not in kinds:
             kinds[key] = applies(state, pred)
