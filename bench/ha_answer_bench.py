@@ -6,7 +6,9 @@ into the ``ha`` source's live state cache and registries, exactly where the
 websocket client keeps them, and ``HASource.query`` answers a mix of home
 questions (state, yes/no, measurement, listing, count, presence, thermostat).
 This is the answering cost alone: matching names, picking the right attribute
-and writing the sentence; the websocket round trips are not in it.
+and writing the sentence; the websocket round trips are not in it. A second table
+times the router's condition check on the same home (``judge_ha`` deciding "if the
+garage door is open, …" through the source's own answer).
 
     .venv/server/bin/python bench/ha_answer_bench.py [--sizes 100,1000,3000] [--rounds 30]
 """
@@ -65,6 +67,13 @@ QUESTIONS = [
     "What is the office thermostat set to?",
     "is the bedroom lock locked",
 ]
+CONDITIONS = [
+    "the garage door is open",
+    "the kitchen temperature is above 25 degrees",
+    "nobody is home",
+    "the hallway window is open",
+    "the office plug is on",
+]
 SIZES = (100, 300, 1000, 3000)
 
 
@@ -106,13 +115,16 @@ def slug_of(room: str) -> str:
     return room.lower().replace(" ", "_")
 
 
-async def per_question_ms(size: int, rounds: int) -> tuple[list[float], list[float]]:
+async def per_question_ms(
+    size: int, rounds: int, conditions: bool = False
+) -> tuple[list[float], list[float]]:
     """Wall-clock and CPU milliseconds per answered question, every question of every round.
 
     CPU time (this process) is printed beside wall time because the machines these
     run on are shared: under load the wall clock also counts other processes' turns.
     """
-    settings = load_settings(environ={}, overrides={"ha": {"url": "http://ha.invalid:8123"}})
+    ha = {"url": "http://ha.invalid:8123", "token": "bench"}  # configured; never connected
+    settings = load_settings(environ={}, overrides={"ha": ha})
     async with aiohttp.ClientSession() as session:
         client = HAClient(session, "ws://ha.invalid:8123/api/websocket", "token")
         client.states, client.registries.entities = home(size)
@@ -120,19 +132,29 @@ async def per_question_ms(size: int, rounds: int) -> tuple[list[float], list[flo
         client.config = {"time_zone": "Europe/Amsterdam"}
         client.connected = True
         source = HASource(SourceDeps(settings=settings, session=session, services={"ha": client}))
-        source._hold.client = client  # the shared client, without a token in the settings
+        source._hold.client = client  # the shared client, loaded above
         ctx = QueryContext(now=datetime.now(UTC))
-        for question in QUESTIONS:  # first use builds the name index
-            await source.query(question, ctx)
+
+        async def ask(text: str) -> str:
+            if conditions:
+                from mnemolis.router.judge_ha import judge_ha
+
+                verdict, evidence = await judge_ha(client, text, source, ctx.now)
+                return evidence if verdict is not None else ""
+            return (await source.query(text, ctx)).answer
+
+        asked = CONDITIONS if conditions else QUESTIONS
+        for question in asked:  # first use builds the name index
+            await ask(question)
         times: list[float] = []
         cpu: list[float] = []
         for _ in range(rounds):
-            for question in QUESTIONS:
+            for question in asked:
                 started, cpu_started = time.perf_counter(), time.process_time()
-                answer = await source.query(question, ctx)
+                answer = await ask(question)
                 cpu.append((time.process_time() - cpu_started) * 1000)
                 times.append((time.perf_counter() - started) * 1000)
-                if not answer.answer:
+                if not answer:
                     raise SystemExit(f"no answer to {question!r} at {size} entities")
     return times, cpu
 
@@ -153,15 +175,29 @@ async def main(args: argparse.Namespace) -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for size in sizes:
         times, cpu = await per_question_ms(size, args.rounds)
-        print(
-            f"| {size} | {statistics.median(times):.2f} | {quantile(times, 0.95):.2f} "
-            f"| {quantile(times, 0.99):.2f} | {statistics.fmean(times):.2f} "
-            f"| {statistics.median(cpu):.2f} | {quantile(cpu, 0.95):.2f} |"
-        )
+        row(size, times, cpu)
+    if args.no_conditions:
+        return
+    print(f"\nconditions (judge_ha through the source), {len(CONDITIONS)} x {args.rounds} rounds\n")
+    print("| entities | p50 ms | p95 ms | p99 ms | mean ms | p50 CPU ms | p95 CPU ms |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for size in sizes:
+        times, cpu = await per_question_ms(size, args.rounds, conditions=True)
+        row(size, times, cpu)
+
+
+def row(size: int, times: list[float], cpu: list[float]) -> None:
+    """One table row: wall and CPU quantiles in ms."""
+    print(
+        f"| {size} | {statistics.median(times):.2f} | {quantile(times, 0.95):.2f} "
+        f"| {quantile(times, 0.99):.2f} | {statistics.fmean(times):.2f} "
+        f"| {statistics.median(cpu):.2f} | {quantile(cpu, 0.95):.2f} |"
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--no-conditions", action="store_true", help="questions only")
     asyncio.run(main(parser.parse_args()))

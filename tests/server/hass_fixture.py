@@ -640,6 +640,23 @@ def demo_configuration(port: int, config_dir: Path) -> dict[str, Any]:
             "alarm_clock": {"name": "Alarm clock", "has_date": False, "has_time": True,
                             "initial": "06:45"}
         },
+        # What the demo lacks of the common domains: a window, a door and a smoke
+        # sensor (their state is what the eval writes, as a device would report it)
+        # and blinds with a position.
+        "template": [{"binary_sensor": [
+            {"name": "Bedroom Window", "unique_id": "mnemolis_bedroom_window",
+             "device_class": "window", "state": "{{ false }}"},
+            {"name": "Back Door", "unique_id": "mnemolis_back_door",
+             "device_class": "door", "state": "{{ false }}"},
+            {"name": "Hallway Smoke Detector", "unique_id": "mnemolis_hallway_smoke",
+             "device_class": "smoke", "state": "{{ false }}"},
+        ]}],
+        "cover": [{"platform": "template", "covers": {"bedroom_blinds": {
+            "friendly_name": "Bedroom Blinds", "unique_id": "mnemolis_bedroom_blinds",
+            "device_class": "blind", "optimistic": True,
+            "open_cover": [{"delay": 0}], "close_cover": [{"delay": 0}],
+            "set_cover_position": [{"delay": 0}],
+        }}}],
     }  # fmt: skip
 
 
@@ -652,9 +669,25 @@ DEMO_AREAS: dict[str, list[str]] = {
         "cover.living_room_window",
         "climate.ecobee",
     ],
-    "Kitchen": ["light.kitchen_lights", "cover.kitchen_window", "lock.kitchen_door"],
-    "Hallway": ["cover.hall_window", "lock.front_door", "light.entrance_color_white_lights"],
-    "Bedroom": ["media_player.bedroom", "climate.hvac", "fan.ceiling_fan"],
+    "Kitchen": [
+        "light.kitchen_lights",
+        "cover.kitchen_window",
+        "lock.kitchen_door",
+        "binary_sensor.back_door",
+    ],
+    "Hallway": [
+        "cover.hall_window",
+        "lock.front_door",
+        "light.entrance_color_white_lights",
+        "binary_sensor.hallway_smoke_detector",
+    ],
+    "Bedroom": [
+        "media_player.bedroom",
+        "climate.hvac",
+        "fan.ceiling_fan",
+        "binary_sensor.bedroom_window",
+        "cover.bedroom_blinds",
+    ],
     "Basement": ["binary_sensor.basement_floor_wet", "water_heater.demo_water_heater"],
     "Garage": ["cover.garage_door"],
 }
@@ -702,6 +735,9 @@ def launch_demo(config_dir: Path) -> HassCore:
     try:
         core.onboard()
         populate_demo(core)
+        core.call_service(
+            "cover", "set_cover_position", {"entity_id": "cover.bedroom_blinds", "position": 40}
+        )
     except BaseException:
         core.stop()
         raise

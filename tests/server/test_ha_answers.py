@@ -7,6 +7,7 @@ checked for the fact a person would hear, not for which source ran.
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -129,6 +130,38 @@ async def test_fused_forecast_and_ha_question_answers_about_the_door_asked(
     assert "Front Door" not in door
 
 
+async def test_the_weather_now_and_the_day_after(
+    fixture_home: tuple[Any, Any], hass_core: HassCore
+) -> None:
+    client, _ = fixture_home
+    now = await search(client, "What is the weather now?", conversation_id="weather-1")
+    temperature = hass_core.get_state("weather.home_forecast")["attributes"]["temperature"]  # type: ignore[index]
+    assert now["spoken"].startswith(f"Home Forecast is partly cloudy, {temperature:g} °C"), now
+    assert "does not cover" not in now["result"]
+    after = await search(client, "And the day after?", conversation_id="weather-1")
+    assert after["parts"][0]["query"] == "What is the weather tomorrow", after["parts"]
+    assert after["spoken"].startswith("Tomorrow ("), after["spoken"]
+    later = await search(client, "and the day after?", conversation_id="weather-1")
+    assert later["parts"][0]["query"] == "What is the weather the day after tomorrow"
+    assert "Tomorrow" not in later["spoken"]
+
+
+async def test_spoken_says_when_only_when_asked(
+    fixture_home: tuple[Any, Any], hass_core: HassCore
+) -> None:
+    client, core = fixture_home
+    body = await search(client, "Is the garage door open?")
+    assert "(since" in body["result"]
+    assert body["spoken"] == "No, Garage Door is closed."
+    await asyncio.to_thread(hass_core.turn_on, "input_boolean.front_door_contact")
+    await wait_state(core, "binary_sensor.front_door", "on")
+    await asyncio.to_thread(hass_core.turn_off, "input_boolean.front_door_contact")
+    await wait_state(core, "binary_sensor.front_door", "off")
+    when = await search(client, "When did the front door last open?")
+    assert when["spoken"].startswith("Front Door last opened today at "), when["spoken"]
+    assert "binary_sensor." not in when["spoken"] and "*" not in when["spoken"]
+
+
 # --- HA's demo home ----------------------------------------------------------------------
 
 
@@ -162,10 +195,30 @@ def _state(core: HassCore, entity_id: str) -> dict[str, Any]:
 
 
 async def test_doors_are_not_windows(demo: Any, demo_core: HassCore) -> None:
-    body = await search(demo, "Which doors are open?")
-    for window in ("Kitchen Window", "Hall Window", "Living Room Window"):
-        assert window not in body["result"], body["result"]
-    assert "Garage Door" in body["result"]
+    await asyncio.to_thread(demo_core.set_state, "binary_sensor.back_door", "on", DOOR)
+    await asyncio.to_thread(demo_core.set_state, "binary_sensor.bedroom_window", "on", WINDOW)
+    try:
+        await wait_until(lambda: _open_in_cache(demo, "binary_sensor.bedroom_window"))
+        body = await search(demo, "Which doors are open?")
+        for window in ("Kitchen Window", "Hall Window", "Living Room Window", "Bedroom Window"):
+            assert window not in body["result"], body["result"]
+        assert "Back Door" in body["result"]
+        for lock in ("Kitchen Door", "Poorly Installed Door"):  # unlocked is not open
+            assert lock not in body["result"], body["result"]
+        windows = await search(demo, "Which windows are open?")
+        assert "Bedroom Window" in windows["result"] and "Back Door" not in windows["result"]
+    finally:
+        await asyncio.to_thread(demo_core.set_state, "binary_sensor.back_door", "off", DOOR)
+        await asyncio.to_thread(demo_core.set_state, "binary_sensor.bedroom_window", "off", WINDOW)
+
+
+DOOR = {"device_class": "door", "friendly_name": "Back Door"}
+WINDOW = {"device_class": "window", "friendly_name": "Bedroom Window"}
+
+
+def _open_in_cache(client: Any, entity_id: str) -> bool:
+    ha = client.app[keys.CORE].services["ha"]
+    return bool(ha.states.get(entity_id, {}).get("state") == "on")
 
 
 async def test_a_tracker_at_home_means_somebody_is_home(demo: Any, demo_core: HassCore) -> None:
@@ -205,6 +258,8 @@ async def test_the_sun_is_not_an_uptime_monitor(demo: Any, demo_core: HassCore) 
         ("What temperature is the heatpump set to?", "climate.heatpump", "temperature"),
         ("What's the current temperature on the ecobee?", "climate.ecobee", "current_temperature"),
         ("What is the power consumption?", "sensor.power_consumption", None),
+        ("What is the heatpump set to?", "climate.heatpump", "temperature"),
+        ("What mode is the hvac in?", "climate.hvac", "hvac_mode"),
         ("What's the CO2 level?", "sensor.carbon_dioxide", None),
     ],
 )
@@ -212,13 +267,31 @@ async def test_thermostats_power_and_air_are_answered(
     demo: Any, demo_core: HassCore, question: str, entity: str, attribute: str | None
 ) -> None:
     state = _state(demo_core, entity)
-    value = state["state"] if attribute is None else state["attributes"][attribute]
+    if attribute == "hvac_mode":
+        value = state["state"]
+    else:
+        value = state["state"] if attribute is None else state["attributes"][attribute]
     body = await search(demo, question)
     assert body["source_used"] == "ha", body["sources"]
-    number = float(value)
-    said = f"{int(number)}" if number.is_integer() else f"{number}"
+    try:
+        number = float(value)
+        said = f"{int(number)}" if number.is_integer() else f"{number}"
+    except ValueError:
+        said = f"in {value} mode"
     assert said in body["spoken"], body["spoken"]
     assert state["attributes"]["friendly_name"] in body["spoken"]
+
+
+async def test_energy_is_every_energy_meter(demo: Any, demo_core: HassCore) -> None:
+    meters = [
+        s
+        for s in demo_core._http("GET", "/api/states")
+        if s["attributes"].get("device_class") == "energy"
+    ]
+    assert len(meters) >= 2
+    body = await search(demo, "How much energy have we used?")
+    for meter in meters:
+        assert f"{meter['state']} {meter['attributes']['unit_of_measurement']}" in body["result"]
 
 
 async def test_motion_alarm_and_hvac_yes_no(demo: Any, demo_core: HassCore) -> None:
@@ -240,6 +313,13 @@ async def test_a_password_text_entity_is_never_read_out(demo: Any, demo_core: Ha
         body = await search(demo, question)
         assert secret not in body["result"], body["result"]
         assert secret not in body["spoken"]
+
+
+async def test_every_entity_is_answered_by_default(demo: Any, demo_core: HassCore) -> None:
+    """ha.exposure is "all" unless chosen: a lock HA does not expose to Assist is answered."""
+    locked = _state(demo_core, "lock.front_door")["state"] == "locked"
+    body = await search(demo, "Is the front door locked?", "ha")
+    assert body["result"].startswith("Yes, Front Door" if locked else "No, Front Door"), body
 
 
 async def test_exposure_to_assist_is_respected_when_chosen(
@@ -265,11 +345,18 @@ async def test_exposure_to_assist_is_respected_when_chosen(
             "should_expose": True,
         },
     )
+    # A condition is judged over the same entities: an unexposed lock decides nothing.
+    cond = await search(client, "If the front door is locked, is the kitchen light on?")
+    assert cond["condition"]["verdict"] is None, cond["condition"]
+    assert "Front Door" not in cond["condition"]["evidence"]
     ha = core.services["ha"]
     ha.exposure_ttl = 0.2  # HA sends no event for exposure changes; the client re-reads it
     await wait_until(lambda: bool((ha.exposed_to_assist() or {}).get("lock.front_door")))
     shown = await search(client, "Is the front door locked?", "ha")
     assert "Front Door" in shown["result"], shown["result"]
+    judged = await search(client, "If the front door is locked, is the kitchen light on?")
+    assert judged["condition"]["verdict"] is not None, judged["condition"]
+    assert "Front Door" in judged["condition"]["evidence"]
     await asyncio.to_thread(
         demo_core.ws_command,
         {
@@ -279,3 +366,93 @@ async def test_exposure_to_assist_is_respected_when_chosen(
             "should_expose": False,
         },
     )
+
+
+# --- conditions on the demo home's states, decided by the ha source ------------------------
+
+
+def _truth(core: HassCore) -> dict[str, dict[str, Any]]:
+    return {s["entity_id"]: s for s in core._http("GET", "/api/states")}
+
+
+CONDITIONS: list[tuple[str, str, Callable[[dict[str, dict[str, Any]]], bool], str]] = [
+    # (question, the condition's text, its truth from HA's states, a word of its reason)
+    ("If the garage door is open, is the alarm armed?", "the garage door is open",
+     lambda s: s["cover.garage_door"]["state"] == "open", "Garage Door"),
+    ("if the garage door is open is the security alarm armed", "the garage door is open",
+     lambda s: s["cover.garage_door"]["state"] == "open", "cover.garage_door"),
+    ("is the front door locked if the hvac is cooling", "the hvac is cooling",
+     lambda s: s["climate.hvac"]["attributes"]["hvac_action"] == "cooling", "Hvac"),
+    ("If the heat pump is heating, let me know", "the heat pump is heating",
+     lambda s: s["climate.heatpump"]["attributes"]["hvac_action"] == "heating", "HeatPump"),
+    ("In case the alarm is triggered, is anyone home?", "the alarm is triggered",
+     lambda s: s["alarm_control_panel.security"]["state"] == "triggered", "Security"),
+    ("When the sun is up, are the ceiling lights on?", "the sun is up",
+     lambda s: s["sun.sun"]["state"] == "above_horizon", "sun"),
+    ("If the poorly installed door is jammed, is the kitchen door locked?",
+     "the poorly installed door is jammed",
+     lambda s: s["lock.poorly_installed_door"]["state"] == "jammed", "Poorly Installed Door"),
+    ("If the living room speaker is playing, what's playing in the kitchen?",
+     "the living room speaker is playing",
+     lambda s: s["media_player.living_room"]["state"] == "playing", "Living Room"),
+    ("If the outside temperature is above 10 degrees, is the living room window open?",
+     "the outside temperature is above 10 degrees",
+     lambda s: float(s["sensor.outside_temperature"]["state"]) > 10, "Outside Temperature"),
+    ("If the power consumption is above 1000 W, which switches are on?",
+     "the power consumption is above 1000 W",
+     lambda s: float(s["sensor.power_consumption"]["state"]) > 1000, "100 W"),
+    ("If nobody is home, are any lights on?", "nobody is home",
+     lambda s: not any(x["state"] == "home" for e, x in s.items()
+                       if e.startswith("device_tracker.")), "Home Boy"),
+    ("If the basement floor is wet, is the dehumidifier running?", "the basement floor is wet",
+     lambda s: s["binary_sensor.basement_floor_wet"]["state"] == "on", "Basement Floor Wet"),
+    ("If the security system is disarmed, are any windows open?",
+     "the security system is disarmed",
+     lambda s: s["alarm_control_panel.security"]["state"] == "disarmed", "Security"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "text", "truth", "reason"), CONDITIONS)
+async def test_conditions_on_every_kind_of_state_with_verdict_and_reason(
+    demo: Any,
+    demo_core: HassCore,
+    question: str,
+    text: str,
+    truth: Callable[[dict[str, dict[str, Any]]], bool],
+    reason: str,
+) -> None:
+    want = truth(await asyncio.to_thread(_truth, demo_core))
+    body = await search(demo, question)
+    cond = body["condition"]
+    assert cond["text"] == text, cond
+    assert cond["verdict"] is want, cond
+    assert reason in cond["evidence"], cond
+    assert body["result"].startswith(f"Condition “{text}” is {'met' if want else 'not met'}")
+    assert body["spoken"].startswith("Condition met" if want else "Condition not met")
+    assert not ENTITY_ID.search(body["spoken"]) and "(since" not in body["spoken"], body
+
+
+ENTITY_ID = re.compile(r"\b[a-z_]+\.[a-z0-9_]{3,}\b")
+
+
+async def test_a_condition_follows_the_state_it_names(demo: Any, demo_core: HassCore) -> None:
+    question = "If the garage door is open, is the alarm armed?"
+    await asyncio.to_thread(
+        demo_core.call_service, "cover", "open_cover", {"entity_id": "cover.garage_door"}
+    )
+    try:
+        await wait_until(
+            lambda: demo.app[keys.CORE].services["ha"].states["cover.garage_door"]["state"]
+            == "open"
+        )
+        opened = await search(demo, question)
+        assert opened["condition"]["verdict"] is True, opened["condition"]
+        assert opened["spoken"].startswith("Condition met: the garage door is open. No, ")
+    finally:
+        await asyncio.to_thread(
+            demo_core.call_service, "cover", "close_cover", {"entity_id": "cover.garage_door"}
+        )
+        await wait_until(
+            lambda: demo.app[keys.CORE].services["ha"].states["cover.garage_door"]["state"]
+            == "closed"
+        )

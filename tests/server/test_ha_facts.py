@@ -28,6 +28,14 @@ def st(entity_id: str, state: str, **attributes: Any) -> dict[str, Any]:
         (st("alarm_control_panel.house", "armed_night"), "armed", True),
         (st("climate.hvac", "cool", hvac_action="cooling"), "cooling", True),
         (st("climate.heatpump", "heat", hvac_action="idle"), "heating", False),
+        (st("climate.heatpump", "heat", hvac_action="idle"), "idle", True),
+        (st("climate.hvac", "cool", hvac_action="cooling"), "idle", False),
+        (st("alarm_control_panel.house", "armed_home"), "armed_away", False),
+        (st("alarm_control_panel.house", "armed_away"), "armed_away", True),
+        (st("alarm_control_panel.house", "triggered"), "triggered", True),
+        (st("cover.blind", "closed", current_position=0), "down", True),  # blinds down: closed
+        (st("cover.blind", "open", current_position=40), "up", True),
+        (st("vacuum.robot", "returning"), "returning", True),
         (st("sun.sun", "below_horizon"), "up", False),
         (st("binary_sensor.hall", "on", device_class="motion"), "detected", True),
         (st("binary_sensor.window", "on", device_class="window"), "open", True),
@@ -59,6 +67,7 @@ def test_polarity_is_the_domain_attribute(
         (st("binary_sensor.basement", "on", device_class="moisture"), "wet"),
         (st("sensor.co2", "540", unit_of_measurement="ppm"), "540 ppm"),
         (st("text.wifi", "hunter2", mode="password"), "set (a password is never read out)"),
+        (st("input_datetime.alarm_clock", "06:45:00", has_time=True), "06:45"),
         (
             st("media_player.kitchen", "playing", media_title="Hippy", media_artist="Technohead"),
             "playing “Hippy” by Technohead",
@@ -96,8 +105,22 @@ def test_thermostat_leads_with_what_was_asked() -> None:
         ("has the sun set", "yesno", "down"),
         ("What is the thermostat set to?", "value", None),
         ("What's playing in the kitchen?", "value", "playing"),
+        ("is the alarm armed away", "yesno", "armed_away"),
+        ("Is the heat pump idle?", "yesno", "idle"),
+        ("are the bedroom blinds down", "yesno", "down"),
+        ("How far open are the blinds?", "value", None),  # a position, not a yes/no
+        ("is the vacuum going back to its dock", "yesno", "returning"),
+        ("did we lock the kitchen door", "yesno", "locked"),  # the state the action leaves
+        ("did someone leave the garage door open", "yesno", "open"),
+        ("did I turn the fan off", "yesno", "off"),
     ],
 )
 def test_question_shapes(question: str, shape: str, predicate: str | None) -> None:
     q = parse(question)
     assert (q.shape, q.predicate) == (shape, predicate)
+
+
+def test_a_real_word_is_not_a_misspelt_kind() -> None:
+    """ "at the moment" is not "movement": a typo is a letter off, not two."""
+    assert parse("What is the allowed noise set to at the moment?").kind is None
+    assert parse("is there any movment in the garden").kind_word == "movment"

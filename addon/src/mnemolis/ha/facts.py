@@ -43,6 +43,11 @@ OPPOSITE = {
     "paused": "not paused",
     "idle": "busy",
     "low": "normal",
+    "armed_away": "not armed (away)",
+    "armed_home": "not armed (home)",
+    "armed_night": "not armed (night)",
+    "armed_vacation": "not armed (vacation)",
+    "returning": "not returning",
 }
 _OPEN_CLASSES = {"door", "garage_door", "window", "opening"}
 _DETECT_CLASSES = {
@@ -154,9 +159,19 @@ def holds(state: dict[str, Any], predicate: str) -> bool | None:
     if predicate == "paused":
         return raw == "paused" if domain in ("media_player", "vacuum") else None
     if predicate == "idle":
+        if domain == "climate":
+            # What the device is doing, not its mode: a heating system at temperature idles.
+            action = attrs.get("hvac_action")
+            return str(action) in ("idle", "off") if action else raw == "off"
+        if domain == "water_heater":
+            return raw == "off"
         return raw == "idle" if domain in ("media_player", "vacuum") else None
+    if predicate == "returning":
+        return raw == "returning" if domain in ("vacuum", "lawn_mower") else None
     if predicate == "armed":
         return raw.startswith("armed") if domain == "alarm_control_panel" else None
+    if predicate.startswith("armed_"):
+        return raw == predicate if domain == "alarm_control_panel" else None
     if predicate == "triggered":
         if domain == "alarm_control_panel":
             return raw == "triggered"
@@ -173,6 +188,8 @@ def holds(state: dict[str, Any], predicate: str) -> bool | None:
             return raw != "off"
         return None
     if predicate == "up":
+        if domain == "cover":
+            return raw in ("open", "opening")  # blinds up are open, down are closed
         return raw == "above_horizon" if domain == "sun" else None
     if predicate == "detected":
         if domain == "binary_sensor" and (dclass in _DETECT_CLASSES or not dclass):
@@ -210,7 +227,9 @@ def holds(state: dict[str, Any], predicate: str) -> bool | None:
 def _applies(state: dict[str, Any], predicate: str) -> bool:
     """Whether the predicate can be asked of this entity at all (whatever its state)."""
     probe = dict(state)
-    for raw in ("on", "open", "locked", "home", "playing", "armed_away", "above_horizon", "heat"):
+    for raw in (
+        "on", "open", "locked", "home", "playing", "armed_away", "above_horizon", "heat", "docked"
+    ):  # fmt: skip
         probe["state"] = raw
         if holds(probe, predicate) is not None:
             return True
@@ -280,6 +299,8 @@ def state_phrase(state: dict[str, Any], *, focus: str = "", temp: str = "°C") -
         pos = attrs.get("current_position")
         if raw in ("open", "opening") and pos is not None and pos not in (0, 100):
             return f"{raw} at {pos} %"
+        if focus == "position" and pos is not None:
+            return f"{said(raw)} ({pos} % open)"
         return said(raw)
     if domain == "fan":
         pct = attrs.get("percentage")
@@ -308,6 +329,8 @@ def state_phrase(state: dict[str, Any], *, focus: str = "", temp: str = "°C") -
         return said(raw)
     if domain in ("input_select", "select"):
         return raw
+    if domain in ("input_datetime", "time") and len(raw) == 8 and raw[2] == ":" == raw[5]:
+        return raw[:5] if raw.endswith(":00") else raw  # "06:45", as a clock says it
     if domain in ("input_text", "text"):
         if attrs.get("mode") == "password":
             return "set (a password is never read out)"

@@ -148,6 +148,16 @@ PREDICATES: list[tuple[str, str]] = [
     ("at home", "home"),
     ("going off", "triggered"),
     ("set off", "triggered"),
+    ("armed away", "armed_away"),
+    ("armed home", "armed_home"),
+    ("armed at home", "armed_home"),
+    ("armed night", "armed_night"),
+    ("armed for the night", "armed_night"),
+    ("armed vacation", "armed_vacation"),
+    ("returning", "returning"),
+    ("going back", "returning"),
+    ("idle", "idle"),
+    ("idling", "idle"),
     ("on", "on"),
     ("off", "off"),
     ("open", "open"),
@@ -224,7 +234,11 @@ _MEASURE_BASES = [(w, c) for w, c in MEASURE_WORDS if " " not in w and len(w) >=
 def _fuzzy_words(
     lowered: str,
 ) -> tuple[tuple[str, Kind] | None, tuple[str, frozenset[str]] | None]:
-    """A kind and a measurement word the question misspells, if any (ratio >= 85)."""
+    """A kind and a measurement word the question misspells, if any (ratio >= 85).
+
+    A typo drops, doubles or swaps a letter: a word two letters shorter or longer is
+    another word ("moment" is not "movement").
+    """
     from rapidfuzz import fuzz
 
     kind: tuple[str, Kind] | None = None
@@ -235,17 +249,24 @@ def _fuzzy_words(
         stem = word[:-1] if word.endswith("s") else word
         if kind is None:
             for base, k in _KIND_BASES:
-                if fuzz.ratio(stem, base) >= 85:
+                if abs(len(stem) - len(base)) <= 1 and fuzz.ratio(stem, base) >= 85:
                     kind = (word, k)
                     break
         if measure is None:
             for base, c in _MEASURE_BASES:
-                if fuzz.ratio(word, base) >= 85:
+                if abs(len(word) - len(base)) <= 1 and fuzz.ratio(word, base) >= 85:
                     measure = (word, c)
                     break
     return kind, measure
 
 
+_DID = re.compile(r"^did (?:i|we|you|they|someone|somebody|anyone|anybody)\b")
+_DID_VERBS = [
+    ("unlock", "unlocked"), ("lock", "locked"), ("disarm", "disarmed"), ("arm", "armed"),
+    ("close", "closed"), ("shut", "closed"), ("leave (?:\\w+ )*?open", "open"),
+    ("open", "open"), ("(?:turn|switch) (?:\\w+ )*?off", "off"),
+    ("(?:turn|switch|leave) (?:\\w+ )*?on", "on"),
+]  # fmt: skip
 _PLURAL_VERB = re.compile(r"\b(?:are|were|have|do)\b", re.I)
 
 
@@ -327,6 +348,14 @@ def parse(text: str) -> Question:
         if measure is None and fuzzy_measure is not None:
             measure_word, measure = fuzzy_measure
     stripped = lowered.strip()
+    did = _DID.match(stripped)
+    if did:
+        # "did I lock the front door": the state the action leaves, asked as a yes/no.
+        for verb, state in _DID_VERBS:
+            action = re.search(rf"\b{verb}\b", stripped[did.end() :])
+            if action:
+                predicate, phrase = state, action.group(0).split()[-1]  # "on" of "leave … on"
+                break
     if phrase == "set":
         # "has the sun set" / "is the alarm set"; "set to 21" is a setpoint, not a state.
         if re.search(r"\bset (?:to|at)\b", stripped):
@@ -338,9 +367,10 @@ def parse(text: str) -> Question:
     if _COUNT.search(stripped):
         shape: Shape = "count"
     elif _YESNO.match(stripped) or asks_if:
-        if _ALL.search(stripped):
+        asked = stripped[did.end() :] if did else stripped  # "did someone …" is not "any"
+        if _ALL.search(asked):
             shape = "all"
-        elif _ANY.search(stripped) or re.match(r"^(?:is|are) there\b", stripped):
+        elif _ANY.search(asked) or re.match(r"^(?:is|are) there\b", stripped):
             shape = "any"
         else:
             shape = "yesno"
@@ -371,6 +401,10 @@ def parse(text: str) -> Question:
         focus = "target"
     elif re.search(r"\bmode\b", stripped):
         focus = "mode"
+    elif re.search(r"\b(?:how far|position|how much open|percent open)\b", stripped):
+        focus = "position"
+        if re.search(r"\bhow (?:far|much)\b", stripped):
+            predicate = None  # "how far open": a position to say, not a yes/no on "open"
     elif re.search(r"\b(?:brightness|bright|dim)\b", stripped):
         focus = "brightness"
     elif measure is not None:

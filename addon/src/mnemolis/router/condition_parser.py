@@ -51,7 +51,10 @@ _LEADING = re.compile(
     r"\s*(?:,|\bthen\b)\s*(?P<rest>.+)$",
     re.IGNORECASE | re.DOTALL,
 )
-_LEADING_NO_COMMA = re.compile(r"^\s*(?P<kw>if|in case)\s+(?P<body>.+)$", re.IGNORECASE | re.DOTALL)
+_LEADING_NO_COMMA = re.compile(
+    r"^\s*(?P<kw>if|in case|when|whenever|once|provided that|assuming)\s+(?P<body>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
 _TRAILING = re.compile(
     r"^(?P<rest>.+?)\s*,?\s+(?P<kw>if|in case|provided that|should(?=\s+(?:it|there)\b))\s+"
     r"(?P<cond>.+?)\s*[?.!]*\s*$",
@@ -147,7 +150,7 @@ def parse_condition(question: str) -> ConditionPlan | None:
     m = _LEADING_NO_COMMA.match(q)
     if m:
         split = _split_without_comma(m.group("body"))
-        if split is not None:
+        if split is not None and _leading_ok(m.group("kw"), split[0]):
             return _plan(*split)
     m = _TRAILING.match(q)
     if m and _has_content(m.group("rest")) and _has_content(m.group("cond")):
@@ -184,14 +187,31 @@ def _leading_ok(keyword: str, cond: str) -> bool:
     return not (kw == "should" and toks[0] in ("i", "we", "you"))
 
 
+# A condition never ends on one of these: "if the garage door is | open ..." is not a split.
+_OPEN_ENDED = _AUX | frozenset(
+    ["not", "still", "the", "a", "an", "my", "our", "to", "at", "in", "on", "of", "than",
+     "being", "been", "be", "get", "gets", "goes", "go", "left", "set", "and", "or"]
+)  # fmt: skip
+
+
 def _split_without_comma(body: str) -> tuple[str, str] | None:
+    """ "the garage door is open is the alarm armed": the first split whose condition is whole.
+
+    A consequent starts with an auxiliary, a wh-word or a command ("is", "what",
+    "close"); the condition before it needs a verb and must not end open
+    ("the garage door is", "it gets"), so "open" in "is open is the alarm armed"
+    is the condition's state, not the command "open the …".
+    """
     words = body.split()
     for i in range(2, len(words)):
-        head = normalize(words[i])
-        if head.strip("?.!,") not in _CONSEQUENT_STARTERS:
+        head = (tokens(normalize(words[i])) or [""])[0]  # "what's" starts with "what"
+        if head not in _CONSEQUENT_STARTERS:
             continue
         cond = " ".join(words[:i])
         rest = " ".join(words[i:])
+        last = tokens(normalize(cond))[-1:]
+        if last and last[0] in _OPEN_ENDED:
+            continue
         if _VERBISH.search(cond) and _has_content(rest):
             return cond, rest
     return None
@@ -201,10 +221,76 @@ def _has_content(text: str) -> bool:
     return bool(content_words(tokens(normalize(text))))
 
 
+_NOBODY = r"^(?:nobody|no one|noone|no-one)\b"
+_EVERYONE = r"^(?:everyone|everybody)\b"
+_ANYONE = r"^(?:anyone|anybody|someone|somebody)\b"
+_PEOPLE_AS_QUESTION: list[tuple[re.Pattern[str], str, bool]] = [
+    # (condition, the yes/no question that decides it, whether its answer is inverted)
+    (re.compile(_NOBODY + r".*\b(?:home|in|here)\b"), "is anyone home", True),
+    (re.compile(_EVERYONE + r".*\b(?:out|away|gone)\b"), "is anyone home", True),
+    (re.compile(_EVERYONE + r".*\b(?:home|in|here)\b"), "is anyone away", True),
+    (re.compile(_ANYONE + r".*\b(?:home|in|here)\b"), "is anyone home", False),
+]
+_AS_QUESTION = re.compile(
+    r"^(?P<subj>.+?)\s+(?P<verb>is|are|was|were|has been|have been|had been|gets|get|goes|go|"
+    r"becomes|become|stays|stay|remains|remain|keeps|turns|turned|starts|started)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_VERB_STATE = re.compile(
+    r"^(?P<subj>.+?)\s+(?P<verb>opens|opened|closes|closed|locks|unlocks|jams|rises|sets|"
+    r"plays|runs|heats|cools|leaks|triggers|fires|arms|disarms)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_VERB_WORDS = {
+    "opens": "open", "opened": "open", "closes": "closed", "closed": "closed",
+    "locks": "locked", "unlocks": "unlocked", "jams": "jammed", "rises": "up", "sets": "down",
+    "plays": "playing", "runs": "running", "heats": "heating", "cools": "cooling",
+    "leaks": "wet", "triggers": "triggered", "fires": "triggered", "arms": "armed",
+    "disarms": "disarmed",
+}  # fmt: skip
+_ALARMING = re.compile(r"\b(?:alarm|siren|smoke|detector|security)\b", re.IGNORECASE)
+_DARK = re.compile(r"^(?:it|it's)\s+(?:is\s+|gets\s+)?(?P<word>dark|light|daylight|night)\b", re.I)
+
+
+def as_question(cond: str) -> tuple[str, bool]:
+    """The yes/no question that decides a condition, and whether its answer is inverted.
+
+    "the garage door is open" → "is the garage door open"; "nobody is home" →
+    "is anyone home", inverted; "the alarm goes off" → "is the alarm going off".
+    The condition is decided by the same reading of the home as that question.
+    """
+    text = cond.strip().rstrip("?.!").strip()
+    lowered = normalize(text)
+    for pattern, question, inverted in _PEOPLE_AS_QUESTION:
+        if pattern.search(lowered):
+            return question, inverted
+    dark = _DARK.match(text)
+    if dark:
+        up = dark.group("word").lower() in ("light", "daylight")
+        return ("is the sun up" if up else "is the sun down"), False
+    m = _AS_QUESTION.match(text)
+    if m:
+        subj, verb, rest = m.group("subj"), m.group("verb").lower(), m.group("rest")
+        if verb in ("goes", "go") and re.match(r"off\b", rest, re.I):
+            rest = ("going off" if _ALARMING.search(subj) else "off") + rest[3:]
+        elif verb in ("starts", "started") and not re.match(r"(?:playing|running)\b", rest):
+            rest = re.sub(r"^(\w+?)(?:s|ing)?\b", r"\1ing", rest, count=1)
+        copula = "are" if verb in ("are", "were", "have been", "get", "go", "stay") else "is"
+        return f"{copula} {subj} {rest}", False
+    m = _VERB_STATE.match(text)
+    if m:
+        state = _VERB_WORDS[m.group("verb").lower()]
+        return f"is {m.group('subj')} {state}{m.group('rest')}", False
+    return f"is {text}", False
+
+
 def _report(cond: str) -> ConditionPlan:
     """ "If the NAS is down, let me know": judge the condition and answer about it."""
     cond = cond.strip().strip(",").rstrip("?.!").strip()
-    return ConditionPlan(text=cond, consequent=cond, kind=condition_kind(cond))
+    kind = condition_kind(cond)
+    # About the home, the answer is the question that decides it ("is the garage door open").
+    consequent = as_question(cond)[0] if kind == "ha" else cond
+    return ConditionPlan(text=cond, consequent=consequent, kind=kind)
 
 
 _COND_SUBJECT = re.compile(
@@ -287,7 +373,8 @@ _MONITOR_STATE = re.compile(
 _HA_SUBJECT_HINT = re.compile(
     r"\b(?:in|of) the (?!weather|forecast|morning|afternoon|evening|night|day)\w+|"
     r"\b(?:sensor|thermostat|room|inside|indoor|"
-    r"living|kitchen|bedroom|bathroom|office|garage|freezer|fridge|boiler|battery)\b",
+    r"living|kitchen|bedroom|bathroom|office|garage|freezer|fridge|boiler|battery|floor|"
+    r"basement|cellar|attic|heater|hvac|heatpump|ecobee|humidifier|pool|greenhouse)\b",
     re.IGNORECASE,
 )
 
@@ -298,9 +385,30 @@ _WHEN_WORDS = frozenset(
 )
 
 
+_SUN_POSITION = re.compile(
+    r"\bthe sun\s+(?:is|has|was|goes|sets|rises|comes)\b(?!\s+(?:out|shining)\b)|"
+    r"^(?:it|it's)\s+(?:is\s+|gets\s+)?(?:dark|daylight)\b",
+    re.IGNORECASE,
+)
+
+
+# "it is colder than 5 degrees outside": a reading now, which a live sensor gives.
+_LIVE_READING = re.compile(
+    r"\b(?:outside|outdoors?|out there)\b.*\b(?:above|over|below|under|more than|less than|"
+    r"warmer than|colder than|higher than|lower than)\b|\b(?:above|over|below|under|more than|"
+    r"less than|warmer than|colder than|higher than|lower than)\s+-?\d.*\b(?:outside|"
+    r"outdoors?|out there)\b",
+    re.IGNORECASE,
+)
+
+
 def condition_kind(text: str) -> str:
     """Which structured source can judge a condition: forecast, uptime or ha."""
+    if _SUN_POSITION.search(text.strip()):
+        return "ha"  # "the sun is up", "it is dark": sun.sun, not the weather
     toks = set(tokens(normalize(text)))
+    if _LIVE_READING.search(text) and not toks & _WHEN_WORDS:
+        return "ha"  # now, outside: the outdoor sensor (or the weather entity's present)
     if toks & _WEATHER and not _HA_SUBJECT_HINT.search(text):
         return "forecast"
     if _IMPERSONAL.match(text) and toks & _WHEN_WORDS and not _HA_SUBJECT_HINT.search(text):

@@ -64,5 +64,5 @@ async def evaluate(
     ha_source = sources.get("ha")
     if ha is None or (ha_source is not None and not configured(ha_source)):
         return Verdict(None, "Home Assistant is not configured, so its states are unknown", "ha")
-    verdict, evidence = await judge_ha(ha, plan.text)
+    verdict, evidence = await judge_ha(ha, plan.text, ha_source, now)
     return Verdict(verdict, evidence, "ha")

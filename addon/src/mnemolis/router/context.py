@@ -113,12 +113,49 @@ def resolve_follow_up(
             return None
     prev = _strip_q(previous.query)
     rewritten = (
-        _swap_time(prev, rest)
+        _swap_day(prev, rest)
+        or _swap_time(prev, rest)
         or _swap_name(prev, rest, dynamic)
         or _swap_object(prev, rest)
         or f"{prev} {rest}"
     )
     return FollowUp(query=rewritten, sources=list(previous.sources), previous=previous.query)
+
+
+_RELATIVE_DAY = re.compile(
+    r"^(?:the\s+)?(?:(?P<after>day after|next day|following day)|(?P<before>day before))"
+    r"(?:\s+that)?$",
+    re.IGNORECASE,
+)
+_PREV_DAY = re.compile(
+    r"\b(?:(?P<two>(?:on\s+)?the day after tomorrow)|in (?P<n>\d+) days|(?P<one>tomorrow)|"
+    r"(?P<zero>today|tonight|right now|now|currently|at the moment))\b",
+    re.IGNORECASE,
+)
+
+
+def _day_words(offset: int) -> str:
+    return {0: "today", 1: "tomorrow", 2: "the day after tomorrow"}.get(offset, f"in {offset} days")
+
+
+def _swap_day(prev: str, rest: str) -> str | None:
+    """ "And the day after?" is one day after the day the last question was about."""
+    m = _RELATIVE_DAY.match(rest.strip())
+    if m is None:
+        return None
+    step = 1 if m.group("after") else -1
+    old = _PREV_DAY.search(prev)
+    if old is None:
+        return f"{prev} {_day_words(max(0, step))}"
+    was = (
+        2
+        if old.group("two")
+        else int(old.group("n"))
+        if old.group("n")
+        else (1 if old.group("one") else 0)
+    )
+    day = _day_words(max(0, was + step))
+    return prev[: old.start()] + day + prev[old.end() :]
 
 
 def _swap_time(prev: str, rest: str) -> str | None:

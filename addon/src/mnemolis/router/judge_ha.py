@@ -1,16 +1,31 @@
-"""Home Assistant's judge: is a condition on entity states (open, on, home, above 25) true?"""
+"""Home Assistant's judge: does a condition on the home hold ("the garage door is open")?
+
+A condition is decided as the yes/no question it amounts to ("is the garage door
+open?", see condition_parser.as_question) and by the same reading of the home as
+that question: the ``ha`` source's own verdict when it runs here, so a condition
+and a question agree on the entity, its exposure and the polarity of every
+domain's states (armed, heating, jammed, docked, playing, up, above 25 °C …).
+With only a client (the documented ``states`` + ``match_entities`` interface) the
+state words of mnemolis.ha.question and the polarity rules of mnemolis.ha.facts
+decide it.
+"""
 
 from __future__ import annotations
 
 import inspect
 import re
+from datetime import datetime
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from ..ha.facts import OPPOSITE, applies, holds, state_phrase
+from ..ha.question import parse
+from .condition_parser import as_question
 from .judge_common import (
     COMPARATOR,
     Threshold,
+    configured,
     fmt,
     num,
     parse_threshold,
@@ -19,59 +34,19 @@ from .text import normalize
 
 # --- Home Assistant states -----------------------------------------------------------
 
-_STATE_WORDS: dict[str, tuple[str, bool]] = {
-    # word -> (family, desired truth)
-    "open": ("open", True),
-    "opened": ("open", True),
-    "opens": ("open", True),
-    "closed": ("open", False),
-    "shut": ("open", False),
-    "closes": ("open", False),
-    "on": ("on", True),
-    "off": ("on", False),
-    "running": ("on", True),
-    "playing": ("on", True),
-    "locked": ("locked", True),
-    "unlocked": ("locked", False),
-    "home": ("home", True),
-    "away": ("home", False),
-    "out": ("home", False),
-}
-_DOMAINS: dict[str, list[str]] = {
-    "open": ["cover", "binary_sensor", "input_boolean", "switch", "valve", "lock"],
-    "on": [
-        "light",
-        "switch",
-        "fan",
-        "input_boolean",
-        "binary_sensor",
-        "media_player",
-        "climate",
-        "automation",
-        "siren",
-        "humidifier",
-        "vacuum",
-        "remote",
-    ],
-    "locked": ["lock", "input_boolean", "binary_sensor"],
-    "home": ["person", "device_tracker", "binary_sensor", "input_boolean"],
-    "numeric": ["sensor", "input_number", "number", "climate", "weather"],
-}
-_STATE_RE = re.compile(
-    r"^(?P<subj>.+?)\s+(?:is|are|was|gets|get|goes|go|becomes|stays|remains|has been|"
-    r"have been|is still|are still|is left|are left|was left|gets left)?\s*(?P<neg>not\s+)?"
-    r"(?P<state>open|opened|opens|closed|shut|closes|on|off|locked|unlocked|running|playing|"
-    r"home|at home|away|out)\b",
-    re.IGNORECASE,
-)
+_NUMERIC_DOMAINS = ["sensor", "input_number", "number", "climate", "weather", "water_heater"]
 _NUMERIC_RE = re.compile(
-    r"^(?P<subj>.+?)\s+(?:is|are|gets|goes|rises|drops|falls|reads)?\s*"
+    r"^(?P<subj>.+?)\s+(?:is|are|gets|goes|rises|drops|falls|reads|climbs)?\s*"
     r"(?:still\s+)?(?P<cmp>" + COMPARATOR.pattern + ")",
     re.IGNORECASE,
 )
 _UNAVAILABLE = frozenset({"unavailable", "unknown", "none", ""})
-_OPEN_STATES = frozenset({"open", "opening", "on", "unlocked"})
-_ON_OFF_STATES = frozenset({"off", "idle", "standby", "paused", "closed", "docked", "not_home"})
+_LEADING_AUX = re.compile(r"^(?:is|are|was|were)\s+", re.IGNORECASE)
+_NO_STATE = (
+    "the condition names no state Home Assistant can check (open/closed, on/off, "
+    "locked/unlocked/jammed, home/away, armed/disarmed/triggered, heating/cooling, "
+    "playing/paused, up/down, detected, wet, docked/cleaning or a number)"
+)
 
 
 def _personal(subject: str) -> bool:
@@ -96,6 +71,121 @@ def _states_of(ha: Any) -> dict[str, dict[str, Any]]:
     if callable(states):
         states = states()
     return states if isinstance(states, dict) else {}
+
+
+async def judge_ha(
+    ha: Any, text: str, source: Any = None, now: datetime | None = None
+) -> tuple[bool | None, str]:
+    """Judge "the garage door is open", "nobody is home", "the lounge is above 25"."""
+    question, inverted = as_question(text)
+    judge = getattr(source, "judge", None)
+    if callable(judge) and configured(source):
+        reading = _reading_question(text)
+        if reading is not None:
+            asked, threshold = reading
+            verdict, evidence = await judge(asked, now, threshold.test)
+            return verdict, f"{evidence}; condition: {threshold.phrase}"
+        verdict, evidence = await judge(question, now)
+        if verdict is not None and inverted:
+            verdict = not verdict
+        return verdict, evidence
+    return await _judge_with_client(ha, text, question)
+
+
+# The measurement a unit names, when the subject does not ("it is above 20 degrees inside").
+_UNIT_MEASURE = [
+    (re.compile(r"^\s*(?:degrees?|°\s*[cf]?|celsius|fahrenheit)\b", re.I), "temperature"),
+    (re.compile(r"^\s*(?:%|percent)\s*(?:humidity)?", re.I), "humidity"),
+    (re.compile(r"^\s*(?:k?w|watts?|kilowatts?)\b", re.I), "power"),
+    (re.compile(r"^\s*(?:kwh|kilowatt hours?)\b", re.I), "energy"),
+    (re.compile(r"^\s*ppm\b", re.I), "co2"),
+]
+_IMPERSONAL_SUBJECT = frozenset({"it", "it's", "there", "inside", "outside"})
+
+
+def _reading_question(text: str) -> tuple[str, Threshold] | None:
+    """ "the lounge is above 25 degrees" → ("what is the lounge temperature", above 25)."""
+    m = _NUMERIC_RE.match(text.strip())
+    if not m:
+        return None
+    threshold = parse_threshold(m.group("cmp"))
+    if threshold is None:
+        return None
+    subject = m.group("subj").strip()
+    tail = text.strip()[m.end() :]
+    measure = ""
+    for pattern, word in _UNIT_MEASURE:
+        unit = pattern.match(tail)
+        if unit:
+            measure, tail = word, tail[unit.end() :]
+            break
+    tail = tail.strip(" ,?.!")
+    if subject.lower() in _IMPERSONAL_SUBJECT:
+        where = "outside" if subject.lower() == "outside" else ""
+        return " ".join(f"what is the {measure or 'temperature'} {where} {tail}".split()), threshold
+    named = parse(f"what is {subject}")
+    extra = "" if named.measure is not None or not measure else f" {measure}"
+    return " ".join(f"what is {subject}{extra} {tail}".split()), threshold
+
+
+async def _judge_with_client(ha: Any, text: str, question: str) -> tuple[bool | None, str]:
+    """The condition from the client's states alone (no ha source here)."""
+    states = _states_of(ha)
+    people = _people_condition(normalize(text))
+    if people is not None:
+        return _judge_people(states, people)
+    m = _NUMERIC_RE.match(text.strip())
+    if m:
+        threshold = parse_threshold(m.group("cmp"))
+        subject = subject_of(m.group("subj"))
+        if threshold is not None:
+            return await _judge_numeric(ha, states, subject, threshold)
+    q = parse(question)
+    if q.predicate is None:
+        return None, _NO_STATE
+    subject = subject_of(_LEADING_AUX.sub("", q.without_predicate()).replace(" not ", " "))
+    if not subject or _personal(subject):
+        return None, f"“{text}” is about you, and no data says that ahead of time"
+    pred = q.predicate
+    candidates = _applicable(states, pred)
+    if not candidates:
+        return None, f"no Home Assistant entity can be {pred}"
+    entity_id, why = await find_entity(ha, subject, sorted({e.split(".")[0] for e in candidates}))
+    if entity_id is None and q.kind is not None:
+        # "the alarm" for the one alarm panel, whatever it is called ("Security").
+        of_kind = [e for e in candidates if e.split(".")[0] in q.kind.domains]
+        entity_id = of_kind[0] if len(of_kind) == 1 else None
+    if entity_id is None:
+        return None, why
+    state = states.get(entity_id)
+    if not isinstance(state, dict):
+        return None, f"{entity_id} has no state yet"
+    name = _state_name(state)
+    value = str(state.get("state", "")).lower()
+    if value in _UNAVAILABLE:
+        return None, f"{name} ({entity_id}) is {value or 'unknown'}"
+    phrase = state_phrase(state)
+    said = f"{name} ({entity_id}) is {phrase}" + (f" (state {value})" if value != phrase else "")
+    actual = holds(state, pred)
+    if actual is None and applies(state, OPPOSITE.get(pred, pred)):
+        opposite = holds(state, OPPOSITE[pred])
+        actual = None if opposite is None else not opposite
+    if actual is None:
+        return None, f"{said}, which does not say whether it is {pred}"
+    return actual, said
+
+
+def _applicable(states: dict[str, dict[str, Any]], pred: str) -> list[str]:
+    """Entities that can be in this state (decided once per domain and device class)."""
+    kinds: dict[tuple[str, str], bool] = {}
+    out = []
+    for entity_id, state in states.items():
+        key = (entity_id.split(".", 1)[0], str((state.get("attributes") or {}).get("device_class")))
+        if key not in kinds:
+            kinds[key] = applies(state, pred)
+        if kinds[key]:
+            out.append(entity_id)
+    return out
 
 
 async def find_entity(ha: Any, subject: str, domains: list[str]) -> tuple[str | None, str]:
@@ -159,103 +249,54 @@ def _fuzzy_entity(
     return ranked[0][0], ""
 
 
-def _is_open(state: dict[str, Any]) -> bool:
-    return str(state.get("state", "")).lower() in _OPEN_STATES
-
-
-def _is_on(state: dict[str, Any]) -> bool:
-    return str(state.get("state", "")).lower() not in _ON_OFF_STATES
-
-
-async def judge_ha(ha: Any, text: str) -> tuple[bool | None, str]:
-    """Judge "the garage door is open", "nobody is home", "the lounge is above 25"."""
-    states = _states_of(ha)
-    norm = normalize(text)
-    people = _people_condition(norm)
-    if people is not None:
-        return _judge_people(states, *people)
-    m = _NUMERIC_RE.match(text.strip())
-    if m:
-        threshold = parse_threshold(m.group("cmp"))
-        subject = subject_of(m.group("subj"))
-        if threshold is not None:
-            return await _judge_numeric(ha, states, subject, threshold)
-    m = _STATE_RE.match(text.strip())
-    if not m:
-        return (
-            None,
-            "the condition names no state Home Assistant can check "
-            "(open/closed, on/off, locked/unlocked, home/away or a number)",
-        )
-    subject = subject_of(m.group("subj"))
-    if _personal(subject):
-        return None, f"“{text}” is about you, and no data says that ahead of time"
-    word = m.group("state").lower().replace("at home", "home")
-    family, wanted = _STATE_WORDS[word]
-    if m.group("neg"):
-        wanted = not wanted
-    entity_id, why = await find_entity(ha, subject, _DOMAINS[family])
-    if entity_id is None:
-        return None, why
-    state = states.get(entity_id)
-    if not isinstance(state, dict):
-        return None, f"{entity_id} has no state yet"
-    value = str(state.get("state", "")).lower()
-    name = _state_name(state)
-    if value in _UNAVAILABLE:
-        return None, f"{name} ({entity_id}) is {value or 'unknown'}"
-    if family == "open":
-        actual = _is_open(state)
-    elif family == "locked":
-        if entity_id.startswith("lock."):
-            if value not in ("locked", "unlocked"):
-                return None, f"{name} is {value}"
-            actual = value == "locked"
-        else:
-            actual = value == "on"
-    elif family == "home":
-        actual = value == "home" or (value == "on" and not entity_id.startswith("person."))
-    else:
-        actual = _is_on(state)
-    return actual == wanted, f"{name} ({entity_id}) is {value}"
-
-
-def _people_condition(norm: str) -> tuple[str, bool] | None:
+def _people_condition(norm: str) -> str | None:
     if re.search(r"\b(?:nobody|no one|noone|no-one)\b.*\b(?:is )?(?:home|at home|in)\b", norm):
-        return "nobody", True
+        return "nobody"
     if re.search(r"\b(?:everyone|everybody)\b.*\b(?:home|at home|out|away)\b", norm):
-        return ("everyone_away" if re.search(r"\b(?:out|away|gone)\b", norm) else "everyone"), True
+        return "everyone_away" if re.search(r"\b(?:out|away|gone)\b", norm) else "everyone"
     if re.search(r"\b(?:anyone|anybody|someone|somebody)\b.*\b(?:home|at home|in)\b", norm):
-        return "anyone", True
+        return "anyone"
     return None
 
 
-def _judge_people(states: dict[str, dict[str, Any]], who: str, _: bool) -> tuple[bool | None, str]:
-    persons = {k: v for k, v in states.items() if k.startswith("person.") and isinstance(v, dict)}
-    if not persons:
+def _people(states: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Persons, and device trackers no person follows (a tracker at home is somebody)."""
+    persons = [v for k, v in states.items() if k.startswith("person.") and isinstance(v, dict)]
+    followed = {
+        str(t) for p in persons for t in ((p.get("attributes") or {}).get("device_trackers") or [])
+    }
+    trackers = [
+        v
+        for k, v in states.items()
+        if k.startswith("device_tracker.") and k not in followed and isinstance(v, dict)
+    ]
+    return [s for s in persons + trackers if str(s.get("state")) not in _UNAVAILABLE]
+
+
+def _judge_people(states: dict[str, dict[str, Any]], who: str) -> tuple[bool | None, str]:
+    people = _people(states)
+    if not people:
         return None, "Home Assistant has no person entities"
-    home = [_state_name(v) for v in persons.values() if str(v.get("state")) == "home"]
-    away = [_state_name(v) for v in persons.values() if str(v.get("state")) != "home"]
+    home = [_state_name(v) for v in people if str(v.get("state")) == "home"]
+    away = [_state_name(v) for v in people if str(v.get("state")) != "home"]
     evidence = f"home: {', '.join(home) or 'nobody'}; away: {', '.join(away) or 'nobody'}"
-    if who == "nobody":
+    if who in ("nobody", "everyone_away"):
         return not home, evidence
     if who == "anyone":
         return bool(home), evidence
-    if who == "everyone_away":
-        return not home, evidence
     return not away, evidence
 
 
 async def _judge_numeric(
     ha: Any, states: dict[str, dict[str, Any]], subject: str, threshold: Threshold
 ) -> tuple[bool | None, str]:
-    entity_id, why = await find_entity(ha, subject, _DOMAINS["numeric"])
+    entity_id, why = await find_entity(ha, subject, _NUMERIC_DOMAINS)
     if entity_id is None:
         return None, why
     state = states.get(entity_id) or {}
     attrs = state.get("attributes") or {}
     raw: Any = state.get("state")
-    if entity_id.startswith(("climate.", "weather.")) and isinstance(attrs, dict):
+    if entity_id.startswith(("climate.", "weather.", "water_heater.")) and isinstance(attrs, dict):
         raw = attrs.get("current_temperature", attrs.get("temperature"))
     value = num(raw)
     name = _state_name(state) if state else entity_id

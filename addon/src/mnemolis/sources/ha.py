@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
@@ -136,6 +137,41 @@ class HASource(Source):
             answer.answer = f"I only read Home Assistant; I don't control devices. {answer.answer}"
         return answer
 
+    async def judge(
+        self,
+        question: str,
+        now: datetime | None = None,
+        test: Callable[[float], bool] | None = None,
+    ) -> tuple[bool | None, str]:
+        """The verdict of a question about the home, and its evidence (the router's conditions).
+
+        Decided by the very answer to the question, so "if the garage door is open"
+        and "is the garage door open?" agree on the entity, its exposure and its
+        polarity. With ``test``, the question asks for a reading ("what is the living
+        room temperature") and the verdict is the test of that number.
+        """
+        answer = await self.query(question, QueryContext(now=now or datetime.now(UTC)))
+        states = list(answer.data.get("entities") or [])
+        if answer.empty or not states:
+            said = answer.answer.strip().rstrip(".") or "nothing in Home Assistant answers it"
+            return None, f"{said} (asked: “{question}”)"
+        chosen = answer.data.get("selected") or [s["entity_id"] for s in states]
+        evidence = _evidence_line(answer.answer, chosen)
+        if test is None:
+            verdict = answer.data.get("verdict")
+            if verdict is None:
+                return None, f"{evidence}, which does not answer “{question}”"
+            return bool(verdict), evidence
+        q = parse(question)
+        values = [_reading(s, q) for s in states]
+        known = [v for v in values if v is not None]
+        if not known:
+            return None, f"{evidence}, not a number"
+        verdicts = {test(v) for v in known}
+        if len(verdicts) > 1:
+            return None, f"{evidence}: the readings disagree; name one"
+        return verdicts.pop(), evidence
+
     def _evidence(self, view: _View, state: dict[str, Any], score: float) -> Evidence:
         return Evidence(
             source=self.name,
@@ -190,7 +226,8 @@ class HASource(Source):
             text = ("No, nobody" if asks_any else "Nobody") + " is home."
             if away:
                 text += f" Away: {and_list([_away(view, s) for s in away])}."
-        return self._reply(view, text, people, home=home_names)
+        verdict = (bool(away) if asks_away else bool(home)) if asks_any else None
+        return self._reply(view, text, people, home=home_names, verdict=verdict)
 
     def _sun(self, view: _View, q: Question) -> SourceAnswer:
         state = view.states["sun.sun"]
@@ -210,6 +247,7 @@ class HASource(Source):
             if q.shape == "yesno" and q.predicate in ("up", "down"):
                 yes = up == (q.predicate == "up")
                 text = f"{'Yes' if yes else 'No'}, t" + text[1:]
+                return self._reply(view, text, [state], verdict=yes)
         return self._reply(view, text, [state])
 
     def _group(
@@ -237,7 +275,8 @@ class HASource(Source):
                 for s in view.visible()
                 if _reads(s, q.measure) is not None and scope.contains(view, s)
             ]
-        if q.shape in ("value", "yesno") and not q.plural:
+        if q.shape in ("value", "yesno"):
+            # "are the entrance lights on": the lights whose own name says "entrance".
             pool = _narrow(view, pool, q, scope)
         weather = self.settings.forecast.entity_id
         if len(pool) > 1 and weather and any(s["entity_id"] == weather for s in pool):
@@ -283,7 +322,9 @@ class HASource(Source):
                     f"No, {len(rest)} of {total} {label}{scope.where} "
                     f"{_be(rest)} not {word}: {view.grouped(rest, q)}."
                 )
-            return self._reply(view, text, pool, selected=[s["entity_id"] for s in selected])
+            return self._reply(
+                view, text, pool, selected=[s["entity_id"] for s in selected], verdict=n == total
+            )
         if q.shape in ("any", "yesno") and total == 1 and n <= 1:
             return self._single_fact(view, q, pool[0], 100.0, pred)
         if q.shape in ("any", "yesno"):
@@ -294,7 +335,11 @@ class HASource(Source):
             else:
                 text = f"No, {_none_phrase(total, label)}{scope.where} {be} {word}."
             return self._reply(
-                view, text, selected or pool, selected=[s["entity_id"] for s in selected]
+                view,
+                text,
+                selected or pool,
+                selected=[s["entity_id"] for s in selected],
+                verdict=bool(n),
             )
         if n:
             text = f"{_count_phrase(n, total, label)}{scope.where} {_be(selected)} {word}: {names}."
@@ -349,7 +394,7 @@ class HASource(Source):
             text = f"{'Yes' if verdict else 'No'}, {fact} (since {since})."
         else:
             text = f"{fact} (since {since})."
-        return self._reply(view, text, [state], score)
+        return self._reply(view, text, [state], score, verdict=verdict)
 
     async def _history(
         self, view: _View, question: str, tz: tzinfo, now: datetime
@@ -656,7 +701,7 @@ def _none_phrase(total: int, label: str) -> str:
 
 
 def _pred_word(pred: str) -> str:
-    return _PRED_WORDS.get(pred, pred)
+    return _PRED_WORDS.get(pred) or said(pred)
 
 
 def _join_facts(facts: list[str]) -> str:
@@ -956,3 +1001,55 @@ def _yes_no(question: str, state: dict[str, Any]) -> str:
             yes = said == word or said.startswith(f"{word} ") or state.get("state") == word
             return "Yes. " if yes else "No. "
     return ""
+
+
+_YES_NO = re.compile(r"^(?:yes|no),\s*", re.IGNORECASE)
+_SINCE = re.compile(r"\s*\(since ([^)]*)\)")
+
+
+def _evidence_line(answer: str, entity_ids: list[str]) -> str:
+    """An answer as a condition's reason: the fact and since when, with the entity ids."""
+    text = _YES_NO.sub("", answer.strip()).removeprefix("I can't tell: ")
+    text = _SINCE.sub(r", since \1", text).rstrip(". ")
+    text = text[:1].upper() + text[1:]
+    ids = ", ".join(entity_ids[:4]) + (", …" if len(entity_ids) > 4 else "")
+    return f"{text} ({ids})" if ids else text
+
+
+def _reading(state: dict[str, Any], q: Question) -> float | None:
+    """The number a reading question is about: a sensor's state, a thermostat's temperature."""
+    attrs = state.get("attributes") or {}
+    domain = domain_of(state)
+    raw: Any = state.get("state")
+    if q.measure is not None and "battery" in q.measure and attrs.get("battery_level") is not None:
+        raw = attrs["battery_level"]
+    elif domain in ("climate", "water_heater"):
+        if q.focus == "target":
+            raw = attrs.get("temperature", attrs.get("target_temp_low"))
+        elif q.measure is not None and "humidity" in q.measure:
+            raw = attrs.get("current_humidity")
+        else:
+            raw = attrs.get("current_temperature", attrs.get("temperature"))
+    elif domain == "humidifier":
+        raw = attrs.get("current_humidity") if q.focus != "target" else attrs.get("humidity")
+        raw = raw if raw is not None else attrs.get("humidity")
+    elif domain == "weather":
+        raw = attrs.get("humidity" if q.measure and "humidity" in q.measure else "temperature")
+    elif domain in ("cover", "valve"):
+        raw = attrs.get("current_position")
+    elif domain == "fan":
+        raw = attrs.get("percentage")
+    elif domain == "light":
+        bright = attrs.get("brightness")
+        raw = round(bright / 2.55) if isinstance(bright, int | float) else None
+    elif domain == "media_player":
+        volume = attrs.get("volume_level")
+        raw = volume * 100 if isinstance(volume, int | float) else None
+    elif domain == "vacuum":
+        raw = attrs.get("battery_level")
+    if isinstance(raw, bool) or raw is None:
+        return None
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        return None
