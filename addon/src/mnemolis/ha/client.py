@@ -8,7 +8,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -640,16 +640,6 @@ class HAClient:
         """Area ids on a floor."""
         return sorted(
             a for a, area in self.registries.areas.items() if area.get("floor_id") == floor_id
-        )
-
-    def entities_in_area(self, area_id: str, domains: Iterable[str] | None = None) -> list[str]:
-        """Entity ids in an area (directly or through their device), optionally by domain."""
-        wanted = set(domains) if domains else None
-        return sorted(
-            entity_id
-            for entity_id in self.states
-            if self.area_id_of(entity_id) == area_id
-            and (wanted is None or entity_id.split(".", 1)[0] in wanted)
         )
 
     def vocabulary(self) -> set[str]:

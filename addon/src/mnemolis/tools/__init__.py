@@ -59,13 +59,6 @@ class ToolResult:
     is_error: bool = False
 
 
-class ToolCallError(MnemolisError):
-    """A tool failed in a way the calling model can act on (an isError result)."""
-
-    code = "invalid_argument"
-    status = 400
-
-
 ToolHandler = Callable[["Mnemolis", Any], Awaitable[ToolResult]]
 
 
