@@ -83,6 +83,7 @@ class Mnemolis:
         self.watch_files = settings.rag.watch
         self.health_checks: dict[str, HealthCheck] = {}
         self.stats = QueryStats()
+        # Built here (metrics read its counters from the start), opened in start().
         self.querylog = QueryLog(self.data_dir / "querylog.db", settings.querylog)
         self.metrics = Metrics(self)
         self.router = Router(self)
@@ -100,7 +101,6 @@ class Mnemolis:
             ) from err
         self.instance_id = self._load_instance_id()
         self.started_at = time.time()
-        self.querylog = QueryLog(self.data_dir / "querylog.db", self.settings.querylog)
         self.querylog.open()
         self.on_stop(self.querylog.close)
         self.session = aiohttp.ClientSession(
