@@ -201,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mnemolis: {err.message}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, settings.log_format, settings.secrets())
+    for notice in settings.notices:
+        _LOGGER.warning("%s", notice)
     try:
         if args.command == "serve":
             if key_file is not None:

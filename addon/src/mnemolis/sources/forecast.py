@@ -301,12 +301,8 @@ class ForecastSource(Source):
         )
         tz = self.timezone
         try:
-            response = await client.call_service(
-                "weather",
-                "get_forecasts",
-                {"type": kind},
-                target={"entity_id": entity_id},
-                return_response=True,
+            response = await client.service_response(
+                "weather", "get_forecasts", {"type": kind}, target={"entity_id": entity_id}
             )
         except HACommandError as err:
             if kind == "hourly":  # the entity has no hourly forecast
