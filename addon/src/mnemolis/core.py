@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import aiohttp
 
@@ -19,26 +19,17 @@ from .errors import ConfigError
 from .metrics import Metrics
 from .models import SearchResult
 from .querylog import QueryLog
+
+# Re-exported ("as" form, for mypy --strict): llm/service.py imports them from here.
+from .readiness import ComponentHealth as ComponentHealth
+from .readiness import ComponentState as ComponentState
+from .readiness import HealthCheck
 from .requests import SearchRequest
 from .router import Router
 from .settings import Settings
 from .sources import Source, SourceDeps, build_sources
 
 _LOGGER = logging.getLogger(__name__)
-
-ComponentState = Literal["ok", "degraded", "down"]
-
-
-@dataclass(slots=True)
-class ComponentHealth:
-    """One component's readiness: ok, degraded (still serving) or down."""
-
-    state: ComponentState
-    detail: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"status": self.state, "detail": self.detail}
 
 
 @dataclass(slots=True)
@@ -61,9 +52,6 @@ class QueryStats:
         self.last_source = result.source_used
         self.last_query_at = time.time()
         self.by_source[result.source_used] = self.by_source.get(result.source_used, 0) + 1
-
-
-HealthCheck = Callable[[], Awaitable[ComponentHealth]]
 
 
 class Mnemolis:
