@@ -158,7 +158,7 @@ def _serve(settings: Settings) -> int:
 
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from .core import Mnemolis
-    from .requests import SearchRequest, limits_context, parse_request
+    from .requestmodels import SearchRequest, limits_context, parse_request
 
     body: dict[str, Any] = {"query": args.question, "source": args.source}
     if args.fusion_sources:

@@ -24,7 +24,7 @@ from .querylog import QueryLog
 from .readiness import ComponentHealth as ComponentHealth
 from .readiness import ComponentState as ComponentState
 from .readiness import HealthCheck
-from .requests import SearchRequest
+from .requestmodels import SearchRequest
 from .router import Router
 from .settings import Settings
 from .sources import Source, SourceDeps, build_sources

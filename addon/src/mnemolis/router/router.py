@@ -39,7 +39,7 @@ from .vocabulary import MATCH
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
-    from ..requests import SearchRequest
+    from ..requestmodels import SearchRequest
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from ..errors import SourceError, SourceNotConfigured
-from ..ha import ClientHold, HAClient, ha_configured
-from ..ha.describe import BINARY_WORDS, ago, parse_time, state_word, when
-from ..ha.facts import applies, device_class, domain_of, holds, said, state_phrase
-from ..ha.matching import EntityMatch, words
-from ..ha.question import OUTSIDE, Kind, Question, parse
+from ..hass import ClientHold, HAClient, ha_configured
+from ..hass.describe import BINARY_WORDS, ago, parse_time, state_word, when
+from ..hass.facts import applies, device_class, domain_of, holds, said, state_phrase
+from ..hass.matching import EntityMatch, words
+from ..hass.question import OUTSIDE, Kind, Question, parse
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceDeps, SourceHealth
 

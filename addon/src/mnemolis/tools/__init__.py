@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import Forbidden, MnemolisError
 from ..querylog import SURFACE
-from ..requests import describe_validation_error, limits_context
+from ..requestmodels import describe_validation_error, limits_context
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
