@@ -58,6 +58,7 @@ END;
 CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 """
 
+RANK = "bm25(1.0, 2.0)"  # a word in the heading path weighs twice as much as in the text
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 
@@ -105,6 +106,12 @@ def connect(path: Path, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
     return conn
 
 
+def _busy(err: sqlite3.OperationalError) -> bool:
+    """A lock wait that ran out (retrying at once would only wait again)."""
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
+
+
 @contextlib.contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT on a `connect()` connection; any error rolls it all back."""
@@ -115,6 +122,14 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _file_hash(raw: bytes) -> str:
@@ -137,7 +152,16 @@ class DocumentDatabase:
         self._writer: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
+        # A connection of its own that only asks SQLite whether anyone (this
+        # process's writer or another process: `mnemolis rag`, `mnemolis mcp`)
+        # committed since it last looked; never blocked behind a long search.
+        self._probe: sqlite3.Connection | None = None
+        self._probe_lock = threading.Lock()
+        self._data_version: int | None = None
+        self._gen_lock = threading.Lock()
         self._generation = 0
+        self.counts_stale = False
+        self._file_id: tuple[int, int] | None = None
         self._matrix: tuple[int, str, np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
         self.files_indexed = 0
         self.indexing = False
@@ -158,31 +182,74 @@ class DocumentDatabase:
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('created_at', ?)",
                 (str(time.time()),),
             )
-            writer.execute(
-                "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)')"
-            )
+            # Write the FTS5 rank setting only when it is not there yet: changing it
+            # makes every other connection's next FTS5 query fail once ("SQL logic
+            # error") — a running server's, each time a CLI or stdio process opens.
+            row = writer.execute("SELECT v FROM chunks_fts_config WHERE k = 'rank'").fetchone()
+            if row is None or row[0] != RANK:
+                writer.execute(
+                    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', ?)", (RANK,)
+                )
             reader = connect(self.db_path)
             reader.execute("SELECT count(*) FROM files").fetchone()
+            probe = connect(self.db_path)
+            self._data_version = int(probe.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.DatabaseError:
             writer.close()
             raise
-        self._writer, self._reader = writer, reader
+        self._writer, self._reader, self._probe = writer, reader, probe
+        self._file_id = _file_id(self.db_path)
         self._refresh_counts()
 
     def close(self) -> None:
         """Close both connections (after the worker has stopped using them)."""
-        for conn in (self._writer, self._reader):
+        with self._read_lock, self._probe_lock:
+            conns = (self._writer, self._reader, self._probe)
+            self._writer = self._reader = self._probe = None
+        for conn in conns:
             if conn is not None:
                 try:
                     conn.close()
                 except sqlite3.Error:
                     _LOGGER.debug("closing %s failed", self.db_path, exc_info=True)
-        self._writer = self._reader = None
 
     @property
     def generation(self) -> int:
-        """Moves after every committed change to the index (for cache keys)."""
+        """Moves after every committed change to the index, by any process (for cache keys)."""
+        self._sync_version()
         return self._generation
+
+    def replaced(self) -> bool:
+        """Whether ``data.db`` was deleted or swapped for another file (another process)."""
+        return self._file_id is None or _file_id(self.db_path) != self._file_id
+
+    def _bump(self) -> None:
+        with self._gen_lock:
+            self._generation += 1
+
+    def _sync_version(self) -> None:
+        """Notice commits made through any other connection (PRAGMA data_version)."""
+        probe = self._probe
+        if probe is None:
+            return
+        with self._probe_lock:
+            try:
+                version = int(probe.execute("PRAGMA data_version").fetchone()[0])
+            except sqlite3.Error:
+                return
+            if version == self._data_version:
+                return
+            self._data_version = version
+        self._bump()
+        self.counts_stale = True
+
+    def refresh_counts(self) -> None:
+        """Re-count indexed files after another process changed the index (any thread)."""
+        row = self._read(
+            lambda conn: conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        )
+        self.files_indexed = int(row[0])
+        self.counts_stale = False
 
     @property
     def is_open(self) -> bool:
@@ -275,7 +342,7 @@ class DocumentDatabase:
         return report
 
     def _after_write(self) -> None:
-        self._generation += 1
+        self._bump()
         self._refresh_counts()
         self._w().execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update', ?)", (str(time.time()),)
@@ -391,7 +458,7 @@ class DocumentDatabase:
                     "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?), ('dim', ?)",
                     (embedder.name, str(embedder.dim)),
                 )
-            self._generation += 1
+            self._bump()
         done = 0
         after = 0  # walk chunk ids upwards: each batch starts where the last one ended
         while not stop.is_set() and (budget is None or done < budget):
@@ -418,7 +485,7 @@ class DocumentDatabase:
                 )
             done += len(rows)
         if done:
-            self._generation += 1
+            self._bump()
         return done
 
     # --- search (any thread) -------------------------------------------------
@@ -427,7 +494,18 @@ class DocumentDatabase:
         with self._read_lock:
             if self._reader is None:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")
-            return fn(self._reader)
+            try:
+                return fn(self._reader)
+            except sqlite3.OperationalError as err:
+                if _busy(err):
+                    raise
+                # Another process may have changed what this connection had
+                # prepared (schema, FTS5 state): read once more on a fresh one.
+                _LOGGER.info("rag %s: re-opening the reader after %s", self.name, err)
+                stale, self._reader = self._reader, connect(self.db_path)
+                with contextlib.suppress(sqlite3.Error):
+                    stale.close()
+                return fn(self._reader)
 
     def small_enough(self, max_chunks: int) -> bool:
         """Whether a search may run on the event loop: its vectors current in memory, and few.
@@ -472,10 +550,10 @@ class DocumentDatabase:
         return self._alive(self._read(run))
 
     def _vectors(self) -> tuple[str, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        generation = self.generation
         cached = self._matrix
-        if cached is not None and cached[0] == self._generation:
+        if cached is not None and cached[0] == generation:
             return cached[1], cached[2], cached[3]
-        generation = self._generation
 
         def load(conn: sqlite3.Connection) -> tuple[str, list[int], list[bytes]]:
             meta = dict(conn.execute("SELECT key, value FROM meta WHERE key = 'embedder'"))
@@ -540,6 +618,7 @@ class DocumentDatabase:
             n_failed = conn.execute("SELECT count(*) FROM files WHERE error IS NOT NULL").fetchone()
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            self.files_indexed = int(files)
             return {
                 "files_indexed": files,
                 "chunks": chunks,

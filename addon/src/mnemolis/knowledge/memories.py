@@ -161,24 +161,56 @@ class MemoryStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self.problem: str | None = None
-        #: Moves after every committed change, so cached recalls know they are stale.
-        self.generation = 0
+        self._generation = 0
         self._size: int | None = None  # memories stored, once counted
+        # Its own connection, only asking whether anyone committed (another
+        # process too: `mnemolis mcp` remembering beside a running server).
+        self._probe: sqlite3.Connection | None = None
+        self._probe_lock = threading.Lock()
+        self._data_version: int | None = None
 
     def open(self) -> None:
         """Create or open the database."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect(self.path, synchronous="FULL")
-        conn.executescript(SCHEMA)
-        self._size = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
-        self._conn = conn
+        try:
+            conn.executescript(SCHEMA)
+            self._size = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+            probe = connect(self.path)
+            self._data_version = int(probe.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            conn.close()
+            raise
+        self._conn, self._probe = conn, probe
 
     def close(self) -> None:
-        """Close the connection."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        """Close the connections."""
+        with self._lock, self._probe_lock:
+            for conn in (self._conn, self._probe):
+                if conn is not None:
+                    conn.close()
+            self._conn = self._probe = None
+
+    def _bump(self) -> None:
+        with self._probe_lock:
+            self._generation += 1
+
+    @property
+    def generation(self) -> int:
+        """Moves after every committed change, by any process, so cached recalls go stale."""
+        probe = self._probe
+        if probe is None:
+            return self._generation
+        with self._probe_lock:
+            try:
+                version = int(probe.execute("PRAGMA data_version").fetchone()[0])
+                if version != self._data_version:
+                    self._data_version = version
+                    self._generation += 1
+                    self._size = int(probe.execute("SELECT count(*) FROM memories").fetchone()[0])
+            except sqlite3.Error:
+                pass
+        return self._generation
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -231,7 +263,7 @@ class MemoryStore:
                         "INSERT INTO memory_vectors(memory_id, embedder, vec) VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
-            self.generation += 1
+            self._bump()
             if self._size is not None:
                 self._size += 1
         return Memory(mid, content, tags, status, now, now)
@@ -287,7 +319,7 @@ class MemoryStore:
                         "VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
-            self.generation += 1
+            self._bump()
         return Memory(mid, new_content, new_tags, new_status, current.created_at, now)
 
     def delete(self, mid: str) -> None:
@@ -296,7 +328,7 @@ class MemoryStore:
             conn = self._db()
             with transaction(conn):
                 cur = conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
-            self.generation += 1
+            self._bump()
             if self._size is not None:
                 self._size -= cur.rowcount
         if cur.rowcount == 0:
@@ -417,7 +449,7 @@ class MemoryStore:
                     "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)",
                     [(mid, embedder, v.astype(np.float32).tobytes(), mid) for mid, v in items],
                 )
-            self.generation += 1
+            self._bump()
 
 
 def fuse(lists: list[list[Memory]], limit: int, k: int = 60) -> list[Memory]:

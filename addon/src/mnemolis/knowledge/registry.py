@@ -121,12 +121,13 @@ class Registry:
         self.path = data_dir / "rag" / "registry.json"
         self._lock = threading.Lock()
 
-    def mtime_ns(self) -> int:
-        """Change marker so a server notices CLI edits."""
+    def marker(self) -> tuple[int, int, int]:
+        """Change marker so a server notices CLI edits (each save is a new file)."""
         try:
-            return self.path.stat().st_mtime_ns
+            st = self.path.stat()
         except OSError:
-            return 0
+            return (0, 0, 0)
+        return (st.st_mtime_ns, st.st_ino, st.st_size)
 
     def load(self) -> RegistryData:
         """Read the file; a missing file is an empty registry."""

@@ -131,7 +131,7 @@ class KnowledgeStore:
         self._watch_stop = asyncio.Event()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._registry_mtime = 0
+        self._registry_marker = (0, 0, 0)
         self._closed = False
         self._memories_embedded: set[str] = set()
         self.watching = False
@@ -146,17 +146,20 @@ class KnowledgeStore:
         *,
         index: bool = True,
         services: dict[str, Any] | None = None,
+        follow_registry: bool = False,
     ) -> KnowledgeStore:
         """Open every registered database (skipping broken ones) and the memory store.
 
         ``watch`` keeps the indexes current (the server); ``index`` runs one
-        catch-up scan in the background (changed, new and deleted files).
+        catch-up scan in the background (changed, new and deleted files);
+        ``follow_registry`` (implied by ``watch``) picks up databases another
+        process added, removed or re-created (long-running ``mnemolis mcp``).
         """
         store = cls(settings, services)
-        await store._open(watch=watch, index=index)
+        await store._open(watch=watch, index=index, follow=follow_registry or watch)
         return store
 
-    async def _open(self, *, watch: bool, index: bool) -> None:
+    async def _open(self, *, watch: bool, index: bool, follow: bool) -> None:
         self._loop = asyncio.get_running_loop()
         try:
             await asyncio.to_thread(self.memories.open)
@@ -179,6 +182,7 @@ class KnowledgeStore:
             self.watching = True
             for name in list(self.databases):
                 self._start_watch(name)
+        if follow:
             self._tasks["__registry__"] = asyncio.create_task(self._poll_registry())
 
     def _load_registry(self) -> RegistryData:
@@ -197,7 +201,7 @@ class KnowledgeStore:
             if data.databases[BUNDLED_NAME].path != str(BUNDLED_DIR):
                 data.databases[BUNDLED_NAME].path = str(BUNDLED_DIR)
                 self.registry.save(data)
-        self._registry_mtime = self.registry.mtime_ns()
+        self._registry_marker = self.registry.marker()
         self.registrations = dict(data.databases)
         return data
 
@@ -383,18 +387,37 @@ class KnowledgeStore:
                     )
                 self._memories_embedded.add(now_name)
                 self._submit_memory_vectors()
-            mtime = self.registry.mtime_ns()
-            if mtime == self._registry_mtime:
-                continue
             try:
-                await self._reconcile()
+                await asyncio.to_thread(self._refresh_counts)
+                replaced = [n for n, db in list(self.databases.items()) if db.replaced()]
+                if replaced or self.registry.marker() != self._registry_marker:
+                    await self._reconcile(replaced)
             except Exception as err:
                 _LOGGER.warning("registry reload failed: %s", err)
 
-    async def _reconcile(self) -> None:
+    def _refresh_counts(self) -> None:
+        """File counts of databases another process wrote to (for /api/stats)."""
+        for db in list(self.databases.values()):
+            if db.is_open and db.counts_stale:
+                with contextlib.suppress(sqlite3.Error):
+                    db.refresh_counts()
+
+    async def _reconcile(self, replaced: list[str] | None = None) -> None:
+        """Follow the registry file and the database files other processes changed.
+
+        A database removed and registered again (``rag remove`` + ``rag add``)
+        has a new registration or a new ``data.db``: the old one is closed and
+        the new one opened, never left serving a deleted index.
+        """
         data = await asyncio.to_thread(self.registry.load)
-        self._registry_mtime = self.registry.mtime_ns()
-        for name in [n for n in self.registrations if n not in data.databases]:
+        self._registry_marker = self.registry.marker()
+        stale = set(replaced or ())
+        for name, reg in data.databases.items():
+            old = self.registrations.get(name)
+            if old is not None and (old.path, old.created_at) != (reg.path, reg.created_at):
+                stale.add(name)
+        for name in [n for n in self.registrations if n not in data.databases or n in stale]:
+            _LOGGER.info("rag %s: changed by another process; re-opening", name)
             await self._drop(name, delete_files=False)
         for name, reg in data.databases.items():
             if name not in self.registrations:
@@ -504,7 +527,7 @@ class KnowledgeStore:
         if key == BUNDLED_NAME and key in data.removed_builtin:
             data.removed_builtin.remove(key)
         await asyncio.to_thread(self.registry.save, data)
-        self._registry_mtime = self.registry.mtime_ns()
+        self._registry_marker = self.registry.marker()
         self.registrations[key] = reg
         stale = self.data_dir / "rag" / key
         if stale.exists():
@@ -529,7 +552,7 @@ class KnowledgeStore:
         if key == BUNDLED_NAME:
             data.removed_builtin.append(key)
         await asyncio.to_thread(self.registry.save, data)
-        self._registry_mtime = self.registry.mtime_ns()
+        self._registry_marker = self.registry.marker()
         await self._drop(key, delete_files=True)
 
     async def reindex(self, name: object, *, wait: bool = True) -> dict[str, Any]:
@@ -601,14 +624,20 @@ class KnowledgeStore:
         return (await self._rankings_of([db], q, fetch, mode))[0]
 
     async def _rankings_of(
-        self, dbs: list[DocumentDatabase], q: str, fetch: int, mode: str
+        self,
+        dbs: list[DocumentDatabase],
+        q: str,
+        fetch: int,
+        mode: str,
+        failed: list[str] | None = None,
     ) -> list[tuple[list[Hit], list[Hit]]]:
         """Rankings of several databases in one worker-thread hop (one per question).
 
         Only an async (model) embedder is awaited on the loop first. Small
         databases whose vectors are already in memory are searched on the loop
-        itself. A database that fails is logged and ranks nothing; the others
-        still answer.
+        itself. A database that fails is logged, named in ``failed`` and ranks
+        nothing; the others still answer. A single database that fails is a 503
+        saying why.
         """
         embedder = current_embedder(self.services)
         semantic_on = mode in ("semantic", "hybrid")
@@ -636,9 +665,13 @@ class KnowledgeStore:
                 try:
                     out.append(one(db, qvec))
                 except sqlite3.Error as err:
-                    if single:
-                        raise
                     _LOGGER.warning("rag %s: search failed: %s", db.name, err)
+                    if single:
+                        raise Unavailable(
+                            f"database {db.name!r} cannot be searched: {err}"
+                        ) from err
+                    if failed is not None:
+                        failed.append(db.name)
                     out.append(([], []))
             return out
 
@@ -690,17 +723,20 @@ class KnowledgeStore:
             grouped.setdefault(source, []).append({"chunk": h.ord, "content": h.content})
         return {chosen: [{"source": s, "matches": m} for s, m in grouped.items()]}
 
-    async def search_all(self, q: str, limit: int = 5, mode: str = "hybrid") -> list[Passage]:
+    async def search_all(
+        self, q: str, limit: int = 5, mode: str = "hybrid", *, failed: list[str] | None = None
+    ) -> list[Passage]:
         """Best passages across every loaded database (router and context packs).
 
         Keyword hits of all databases are pooled by BM25 score and semantic hits
-        by similarity, then the two pooled rankings are fused with RRF.
+        by similarity, then the two pooled rankings are fused with RRF. The
+        names of databases whose search failed are appended to ``failed``.
         """
         fetch = max(limit * 3, 30)
         keyword: list[Passage] = []
         semantic: list[Passage] = []
         named = list(self.databases.items())
-        rankings = await self._rankings_of([db for _, db in named], q, fetch, mode)
+        rankings = await self._rankings_of([db for _, db in named], q, fetch, mode, failed)
         for (name, db), (kw, sem) in zip(named, rankings, strict=True):
             keyword.extend(Passage(name, h, db.file_path(h.path), h.score) for h in kw)
             semantic.extend(Passage(name, h, db.file_path(h.path), h.score) for h in sem)
