@@ -114,3 +114,93 @@ async def test_server_picks_up_databases_added_by_the_cli(
         return "house" not in listing["loaded"]
 
     await wait_for(gone, what="CLI-removed database dropped by the server")
+
+
+async def test_deleting_one_database_keeps_the_others_watched(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Each watcher has its own stop event: removing one stops only that one (issue 15 item 7)."""
+    from mnemolis.knowledge.store import KnowledgeStore
+    from mnemolis.settings import load_settings
+
+    roots = tmp_path / "roots"
+    house = write_docs(roots / "house")
+    attic = write_docs(roots / "attic")
+    client = await make_client(rag={"roots": [str(roots)], "watch": True})
+    for name, folder in (("house", house), ("attic", attic)):
+        resp = await client.post("/api/rag", json={"name": name, "path": str(folder)})
+        assert resp.status == 201
+    store = store_of(client)
+    await store.wait_idle()
+    assert (await client.delete("/api/rag/attic")).status in (200, 204)
+    status = await store.status("house")
+    assert status["watching"] is True
+    # A change in the other database is still indexed.
+    (house / "heatpump.md").write_text("# Heat pump\n\nThe heat pump defrosts automatically.\n")
+
+    async def indexed() -> bool:
+        hits = await store.search_rag("house", "defrosts", 10, "keyword")
+        return sources_of(hits) == ["heatpump.md"]
+
+    await wait_for(indexed, what="change indexed after another database was deleted")
+    # The registry poller still runs: a database registered by another process appears.
+    settings = load_settings(
+        environ={}, overrides={"data_dir": str(tmp_path / "data"), "rag": {"roots": [str(roots)]}}
+    )
+    cli_store = await KnowledgeStore.open(settings, watch=False, index=False)
+    try:
+        await cli_store.register("cellar", str(write_docs(roots / "cellar")), wait=True)
+    finally:
+        await cli_store.close()
+
+    async def appeared() -> bool:
+        return "cellar" in store.names()
+
+    await wait_for(appeared, what="CLI-registered database picked up after a deletion")
+    assert (await store.status("cellar"))["watching"] is True
+    assert (await store.status("mnemolis-docs"))["watching"] is False  # read-only: not watched
+
+
+async def test_status_says_when_a_watcher_is_not_running(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """``watching`` is the watcher's real state; a folder that returns, or a watcher that
+    ended by itself, is watched again and what changed meanwhile is indexed."""
+    roots = tmp_path / "roots"
+    docs = write_docs(roots / "house")
+    client = await make_client(rag={"roots": [str(roots)], "watch": True})
+    assert (await client.post("/api/rag", json={"name": "house", "path": str(docs)})).status == 201
+    store = store_of(client)
+    await store.wait_idle()
+    assert (await store.status("house"))["watching"] is True
+
+    async def watching(value: bool) -> Callable[[], Any]:
+        async def check() -> bool:
+            return (await store.status("house"))["watching"] is value
+
+        return check
+
+    # The folder goes away (an unmounted share): not watching, and status says so.
+    away = roots / "away"
+    docs.rename(away)
+    await wait_for(await watching(False), what="status reporting the missing folder")
+    (away / "heatpump.md").write_text("# Heat pump\n\nThe heat pump defrosts automatically.\n")
+    away.rename(docs)
+    await wait_for(await watching(True), what="watching again once the folder is back")
+
+    async def found(word: str) -> bool:
+        return sources_of(await store.search_rag("house", word, 10, "keyword")) == ["heatpump.md"]
+
+    async def caught_up() -> bool:
+        return await found("defrosts")
+
+    await wait_for(caught_up, what="change made while the folder was away indexed")
+    # The watcher task ends by itself (as a crash would end it): started again.
+    store._tasks["house"].cancel()
+    await wait_for(await watching(True), what="watcher started again")
+    (docs / "heatpump.md").write_text("# Heat pump\n\nThe heat pump hums quietly at night.\n")
+
+    async def changed() -> bool:
+        return await found("hums")
+
+    await wait_for(changed, what="change indexed by the restarted watcher")

@@ -47,6 +47,8 @@ MEMORY_MODES = ("lexical", "semantic", "hybrid")
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
 WATCH_DEBOUNCE_MS = 400
+WATCH_CHECK_MS = 5000  # how often a watcher checks that its folder still exists
+WATCH_RETRY_S = 5.0
 REGISTRY_POLL_S = 2.0
 MAX_BUNDLE_CHARS = 2_000_000
 CLOSE_WAIT_S = 15.0
@@ -128,7 +130,11 @@ class KnowledgeStore:
             max_workers=1, thread_name_prefix="mnemolis-index"
         )
         self._stop = threading.Event()
-        self._watch_stop = asyncio.Event()
+        # Each watcher has its own stop event: watchfiles sets the one it was given
+        # when its task is cancelled, which must stop that watcher only.
+        self._watch_stops: dict[str, asyncio.Event] = {}
+        self._watch_live: set[str] = set()  # databases whose watcher is watching right now
+        self._closing = asyncio.Event()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._registry_marker = (0, 0, 0)
@@ -223,7 +229,9 @@ class KnowledgeStore:
             return
         self._closed = True
         self._stop.set()
-        self._watch_stop.set()
+        self._closing.set()
+        for stop in self._watch_stops.values():
+            stop.set()
         for task in self._tasks.values():
             task.cancel()
         for task in self._tasks.values():
@@ -337,63 +345,116 @@ class KnowledgeStore:
 
         self._submit(job)
 
-    def _start_watch(self, name: str) -> None:
+    def _start_watch(self, name: str, *, catch_up: bool = False) -> None:
         reg = self.registrations.get(name)
-        if reg is None or reg.readonly or name not in self.databases:
+        if reg is None or reg.readonly or name not in self.databases or self._closing.is_set():
             return
-        self._tasks[name] = asyncio.create_task(self._watch(name), name=f"rag-watch-{name}")
+        stop = asyncio.Event()
+        self._watch_stops[name] = stop
+        self._watch_live.add(name)  # until it finds the folder missing or stops
+        self._tasks[name] = asyncio.create_task(
+            self._watch(name, stop, catch_up), name=f"rag-watch-{name}"
+        )
 
-    async def _watch(self, name: str) -> None:
+    def watcher_running(self, name: str) -> bool:
+        """Whether the folder of ``name`` is being watched right now (for status)."""
+        task = self._tasks.get(name)
+        return task is not None and not task.done() and name in self._watch_live
+
+    async def _watch(self, name: str, stop: asyncio.Event, catch_up: bool) -> None:
+        """Watch one folder until ``stop``; after any gap (folder away, restart) catch up."""
+        db = self.databases[name]
+        missed = catch_up
+        try:
+            while not stop.is_set() and self.databases.get(name) is db:
+                if not db.root.is_dir():
+                    missed = True
+                    self._watch_live.discard(name)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), WATCH_RETRY_S)
+                    continue
+                if missed:  # what changed while nobody watched was not seen
+                    missed = False
+                    self._submit_scan(name)
+                try:
+                    await self._watch_folder(name, db, stop)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as err:
+                    _LOGGER.warning("rag %s: watcher stopped (%s); restarting", name, err)
+                    missed = True
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), WATCH_RETRY_S)
+        finally:
+            self._watch_live.discard(name)
+
+    async def _watch_folder(self, name: str, db: DocumentDatabase, stop: asyncio.Event) -> None:
+        """One ``awatch`` run; returns when stopped or when the folder disappears."""
         from watchfiles import awatch
 
-        db = self.databases[name]
-        while not self._watch_stop.is_set() and name in self.databases:
-            if not db.root.is_dir():
-                await asyncio.sleep(5)
-                continue
-            try:
-                async for changes in awatch(
-                    db.root,
-                    stop_event=self._watch_stop,
-                    debounce=WATCH_DEBOUNCE_MS,
-                    step=50,
-                    recursive=True,
-                    ignore_permission_denied=True,
-                ):
-                    paths = sorted({Path(p) for _, p in changes})
-                    job = functools.partial(self._update_job, name, paths)
-                    await asyncio.wrap_future(self._submit(job))
-            except asyncio.CancelledError:
-                raise
-            except Exception as err:
-                _LOGGER.warning("rag %s: watcher stopped (%s); restarting", name, err)
-                await asyncio.sleep(2)
-                continue
+        self._watch_live.add(name)
+        try:
+            async for changes in awatch(
+                db.root,
+                stop_event=stop,
+                debounce=WATCH_DEBOUNCE_MS,
+                step=50,
+                rust_timeout=WATCH_CHECK_MS,
+                yield_on_timeout=True,
+                recursive=True,
+                ignore_permission_denied=True,
+            ):
+                if not db.root.is_dir():
+                    return  # deleted or moved away: the watch is on a dead inode
+                if not changes:
+                    continue
+                paths = sorted({Path(p) for _, p in changes})
+                job = functools.partial(self._update_job, name, paths)
+                await asyncio.wrap_future(self._submit(job))
+        finally:
+            self._watch_live.discard(name)
+
+    def _revive_watchers(self) -> None:
+        """Start again any watcher whose task ended although nobody stopped it."""
+        if not self.watching or self._closing.is_set():
             return
+        for name in list(self.databases):
+            task = self._tasks.get(name)
+            # _drop forgets a watcher it stops; one still listed ended by itself
+            # (awatch also sets its stop event when its task is cancelled).
+            if task is not None and task.done() and name in self._watch_stops:
+                _LOGGER.warning("rag %s: the folder watcher ended; starting it again", name)
+                self._start_watch(name, catch_up=True)
 
     async def _poll_registry(self) -> None:
         """Pick up databases added or removed by ``mnemolis rag``, and model changes."""
         embedder_name = current_embedder(self.services).name
-        while not self._watch_stop.is_set():
-            await asyncio.sleep(REGISTRY_POLL_S)
-            now_name = current_embedder(self.services).name
-            if now_name != embedder_name:
-                # A model appeared (or went): re-embed in the background right away.
-                embedder_name = now_name
-                _LOGGER.info("embedder is now %s; re-embedding databases and memories", now_name)
-                for db in list(self.databases.values()):
-                    await asyncio.to_thread(
-                        self._ensure_embedded, db, current_embedder(self.services)
-                    )
-                self._memories_embedded.add(now_name)
-                self._submit_memory_vectors()
+        while not self._closing.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), REGISTRY_POLL_S)
+            if self._closing.is_set():
+                return
             try:
+                self._revive_watchers()
+                now_name = current_embedder(self.services).name
+                if now_name != embedder_name:
+                    # A model appeared (or went): re-embed in the background right away.
+                    embedder_name = now_name
+                    _LOGGER.info(
+                        "embedder is now %s; re-embedding databases and memories", now_name
+                    )
+                    for db in list(self.databases.values()):
+                        await asyncio.to_thread(
+                            self._ensure_embedded, db, current_embedder(self.services)
+                        )
+                    self._memories_embedded.add(now_name)
+                    self._submit_memory_vectors()
                 await asyncio.to_thread(self._refresh_counts)
                 replaced = [n for n, db in list(self.databases.items()) if db.replaced()]
                 if replaced or self.registry.marker() != self._registry_marker:
                     await self._reconcile(replaced)
             except Exception as err:
-                _LOGGER.warning("registry reload failed: %s", err)
+                _LOGGER.warning("registry or watcher check failed: %s", err)
 
     def _refresh_counts(self) -> None:
         """File counts of databases another process wrote to (for /api/stats)."""
@@ -429,6 +490,9 @@ class KnowledgeStore:
                         self._start_watch(name)
 
     async def _drop(self, name: str, *, delete_files: bool) -> None:
+        stop = self._watch_stops.pop(name, None)
+        if stop is not None:
+            stop.set()
         task = self._tasks.pop(name, None)
         if task is not None:
             task.cancel()
@@ -499,7 +563,7 @@ class KnowledgeStore:
             "createAt": reg.created_at,
             "readonly": reg.readonly,
             "loaded": name in self.databases,
-            "watching": name in self._tasks,
+            "watching": self.watcher_running(name),
         }
         db = self.databases.get(name)
         if db is None:
