@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from .knowledge_helpers import sources_of, store_of, wait_for, write_docs
 
@@ -204,3 +207,63 @@ async def test_status_says_when_a_watcher_is_not_running(
         return await found("hums")
 
     await wait_for(changed, what="change indexed by the restarted watcher")
+
+
+@pytest.mark.parametrize("which", ["data folder", "its parent"])
+async def test_registering_the_data_folder_does_not_loop_on_its_own_writes(
+    make_client: Client, tmp_path: Path, caplog: Any, which: str
+) -> None:
+    """Mnemolis' own SQLite/WAL writes are not changes to index (issue 17 item 15).
+
+    The data folder itself registered as a database (it is an allowed root):
+    while memories are written and questions asked, no watcher pass runs and
+    the index is not touched; a real document put there is still indexed.
+    """
+    import logging
+
+    client = await make_client(rag={"watch": True, "roots": [str(tmp_path)]})
+    store = store_of(client)
+    data = store.data_dir.resolve() if which == "data folder" else tmp_path.resolve()
+    (data / "house-notes.md").write_text("# Notes\n\nThe bins go out on Tuesday.\n")
+    resp = await client.post("/api/rag", json={"name": "data", "path": str(data)})
+    assert resp.status == 201, await resp.text()
+    await store.wait_idle()
+    status = await store.status("data")
+    assert status["files_indexed"] == 1, status
+    assert status["watching"] is True
+    await asyncio.sleep(1.5)  # let the registration's own writes settle
+    await store.wait_idle()
+    before = (await store.status("data"))["last_update"]
+    passes = 0
+    real_update = store._update_job
+
+    def counting(name: str, paths: list[Path]) -> None:
+        nonlocal passes
+        passes += 1
+        real_update(name, paths)
+
+    store._update_job = counting  # type: ignore[method-assign]
+    caplog.set_level(logging.INFO, logger="watchfiles.main")
+    caplog.clear()
+    for n in range(5):  # WAL traffic in the watched folder: memories, query log, searches
+        body = {"content": f"Note {n}: the spare key is in the shed", "tags": "house"}
+        assert (await client.post("/api/memories", json=body)).status == 201
+        assert (
+            await client.post("/search", json={"query": "when do the bins go out"})
+        ).status == 200
+        await asyncio.sleep(0.3)
+    await asyncio.sleep(3.0)
+    events = [r for r in caplog.records if "detected" in r.getMessage()]
+    assert passes == 0 and not events, (passes, [r.getMessage() for r in events])
+    after = await store.status("data")
+    assert after["last_update"] == before and after["files_indexed"] == 1, after
+    # A real document added there is still seen.
+    store._update_job = real_update  # type: ignore[method-assign]
+    (data / "boiler.md").write_text("# Boiler\n\nHold the red button to reset the boiler.\n")
+
+    async def indexed() -> bool:
+        return sources_of(await store.search_rag("data", "red button", 5, "keyword")) == [
+            "boiler.md"
+        ]
+
+    await wait_for(indexed, what="a document in the data folder indexed")

@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import sqlite3
 import stat
 import threading
@@ -140,11 +141,40 @@ def _inside(child: Path, root: Path) -> bool:
     return child == root or root in child.parents
 
 
+_SQLITE_FILE = re.compile(r"\.(db|sqlite3?)(-wal|-shm|-journal)?$")
+_OWN_NAMES = frozenset({"instance.json", "instance.tmp", "api_key", ".probe"})
+_OWN_FOLDERS = ("rag", "models")
+
+
+class OwnFiles:
+    """Mnemolis' own files in its data folder: never indexed, their writes never watched.
+
+    A registered folder that is (or contains) the data folder would otherwise
+    see every SQLite/WAL write of the server as a change to index, and each
+    index pass writes again: a loop (issue 17 item 15).
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir.resolve()
+        self._prefix = str(self.data_dir).rstrip("/") + "/"
+        self._folders = tuple(self._prefix + f + "/" for f in _OWN_FOLDERS)
+
+    def __call__(self, path: str) -> bool:
+        """Whether ``path`` (absolute, resolved) is one of Mnemolis' own data files."""
+        if not path.startswith(self._prefix):
+            return False
+        if path.startswith(self._folders) or path + "/" in self._folders:
+            return True
+        name = path.rsplit("/", 1)[-1]
+        return name in _OWN_NAMES or _SQLITE_FILE.search(name) is not None
+
+
 class DocumentDatabase:
     """A registered folder and its ``data.db``: indexing (worker thread) and search."""
 
-    def __init__(self, name: str, root: Path, directory: Path) -> None:
+    def __init__(self, name: str, root: Path, directory: Path, own: OwnFiles | None = None) -> None:
         self.name = name
+        self.own = own or OwnFiles(directory.parent.parent)
         self.root = root.resolve()
         self._root_prefix = str(self.root).rstrip("/") + "/"
         self.directory = directory
@@ -269,10 +299,13 @@ class DocumentDatabase:
 
     def _walk(self) -> Iterable[tuple[str, Path]]:
         """(relative posix path, real path) of every supported regular file inside root."""
+        own = self.own
         for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            dirnames[:] = sorted(
+                d for d in dirnames if not d.startswith(".") and not own(f"{dirpath}/{d}")
+            )
             for fname in sorted(filenames):
-                if fname.startswith(".") or not supported(fname):
+                if fname.startswith(".") or not supported(fname) or own(f"{dirpath}/{fname}"):
                     continue
                 real = self._admissible(Path(dirpath) / fname)
                 if real is not None:
@@ -319,6 +352,8 @@ class DocumentDatabase:
             if any(part.startswith(".") for part in rel_path.parts):
                 continue
             rel = rel_path.as_posix()
+            if self.own(self._root_prefix + rel):
+                continue
             real = self._admissible(self.root / rel_path)
             if real is not None and supported(rel_path.name):
                 self._index_one(rel, real, report)
@@ -338,7 +373,8 @@ class DocumentDatabase:
             for r in gone:
                 self._remove(r)
                 report.removed += 1
-        self._after_write()
+        if report.indexed or report.removed or report.failed:
+            self._after_write()  # nothing changed: no write (and no event for a watcher)
         return report
 
     def _after_write(self) -> None:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
-from .database import DocumentDatabase, Hit, ScanReport
+from .database import DocumentDatabase, Hit, OwnFiles, ScanReport
 from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
@@ -126,6 +126,7 @@ class KnowledgeStore:
         self.databases: dict[str, DocumentDatabase] = {}
         self.failed: dict[str, str] = {}
         self.memories = MemoryStore(self.data_dir)
+        self._own = OwnFiles(self.data_dir)
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="mnemolis-index"
         )
@@ -212,7 +213,7 @@ class KnowledgeStore:
         return data
 
     async def _open_db(self, reg: Registration) -> None:
-        db = DocumentDatabase(reg.name, Path(reg.path), self.data_dir / "rag" / reg.name)
+        db = DocumentDatabase(reg.name, Path(reg.path), self.data_dir / "rag" / reg.name, self._own)
         try:
             await asyncio.to_thread(db.open)
         except (sqlite3.Error, OSError) as err:
@@ -390,12 +391,19 @@ class KnowledgeStore:
 
     async def _watch_folder(self, name: str, db: DocumentDatabase, stop: asyncio.Event) -> None:
         """One ``awatch`` run; returns when stopped or when the folder disappears."""
-        from watchfiles import awatch
+        from watchfiles import DefaultFilter, awatch
+
+        own = self._own
+        default = DefaultFilter()
+
+        def wanted(change: Any, path: str) -> bool:
+            return not own(path) and default(change, path)
 
         self._watch_live.add(name)
         try:
             async for changes in awatch(
                 db.root,
+                watch_filter=wanted,
                 stop_event=stop,
                 debounce=WATCH_DEBOUNCE_MS,
                 step=50,
