@@ -20,7 +20,14 @@ import numpy as np
 
 from .chunking import chunk_sections
 from .embedder import Vector, embed_blocking
-from .parsing import MAX_FILE_BYTES, ParseError, parse_document, supported
+from .parsing import (
+    MAX_FILE_BYTES,
+    FileLimits,
+    Interrupted,
+    ParseError,
+    read_document,
+    supported,
+)
 from .text import fts_query
 
 _LOGGER = logging.getLogger(__name__)
@@ -57,6 +64,10 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     VALUES ('delete', old.id, old.content, old.heading);
 END;
 CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS file_cuts (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+    reason TEXT NOT NULL
+);
 """
 
 RANK = "bm25(1.0, 2.0)"  # a word in the heading path weighs twice as much as in the text
@@ -92,6 +103,7 @@ class ScanReport:
     unchanged: int = 0
     removed: int = 0
     failed: int = 0
+    cut: int = 0
     chunks: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
 
@@ -172,8 +184,16 @@ class OwnFiles:
 class DocumentDatabase:
     """A registered folder and its ``data.db``: indexing (worker thread) and search."""
 
-    def __init__(self, name: str, root: Path, directory: Path, own: OwnFiles | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        root: Path,
+        directory: Path,
+        own: OwnFiles | None = None,
+        limits: FileLimits | None = None,
+    ) -> None:
         self.name = name
+        self.limits = limits or FileLimits()
         self.own = own or OwnFiles(directory.parent.parent)
         self.root = root.resolve()
         self._root_prefix = str(self.root).rstrip("/") + "/"
@@ -334,7 +354,7 @@ class DocumentDatabase:
         for rel, real in present.items():
             if stop.is_set():
                 break
-            self._index_one(rel, real, report, force=force)
+            self._index_one(rel, real, report, stop, force=force)
         self._after_write()
         return report
 
@@ -356,12 +376,12 @@ class DocumentDatabase:
                 continue
             real = self._admissible(self.root / rel_path)
             if real is not None and supported(rel_path.name):
-                self._index_one(rel, real, report)
+                self._index_one(rel, real, report, stop)
                 continue
             if (self.root / rel_path).is_dir():
                 for sub_rel, sub_real in self._walk():
                     if sub_rel.startswith(rel + "/"):
-                        self._index_one(sub_rel, sub_real, report)
+                        self._index_one(sub_rel, sub_real, report, stop)
                 continue
             gone = [
                 r
@@ -394,9 +414,12 @@ class DocumentDatabase:
                     (row[0],),
                 )
                 conn.execute("DELETE FROM chunks WHERE file_id = ?", (row[0],))
+                conn.execute("DELETE FROM file_cuts WHERE file_id = ?", (row[0],))
                 conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
-    def _index_one(self, rel: str, real: Path, report: ScanReport, *, force: bool = False) -> None:
+    def _index_one(
+        self, rel: str, real: Path, report: ScanReport, stop: StopFlag, *, force: bool = False
+    ) -> None:
         conn = self._w()
         try:
             st = real.stat()
@@ -429,7 +452,11 @@ class DocumentDatabase:
             report.unchanged += 1
             return
         try:
-            chunks = chunk_sections(parse_document(real.name, raw))
+            parsed = read_document(real.name, raw, self.limits, stop.is_set)
+            del raw  # the bytes of a big file are not needed while chunking
+            chunks = chunk_sections(parsed.sections)
+        except Interrupted:
+            return  # stopping: the file keeps its old chunks, the next scan redoes it
         except ParseError as err:
             self._record_failure(rel, st.st_size, st.st_mtime_ns, digest, str(err), report)
             return
@@ -437,7 +464,18 @@ class DocumentDatabase:
             msg = f"parser failed: {type(err).__name__}: {err}"
             self._record_failure(rel, st.st_size, st.st_mtime_ns, digest, msg, report)
             return
-        self._replace(rel, st.st_size, st.st_mtime_ns, digest, None, chunks)
+        cut = parsed.cut
+        if len(chunks) > self.limits.max_chunks:
+            cut.append(
+                f"{len(chunks)} chunks; only the first {self.limits.max_chunks} are indexed "
+                "(rag.max_file_chunks)"
+            )
+            del chunks[self.limits.max_chunks :]
+        reason = "; ".join(cut) or None
+        if reason:
+            _LOGGER.warning("rag %s: %s cut short: %s", self.name, rel, reason)
+            report.cut += 1
+        self._replace(rel, st.st_size, st.st_mtime_ns, digest, None, chunks, reason)
         report.indexed += 1
         report.chunks += len(chunks)
 
@@ -450,7 +488,14 @@ class DocumentDatabase:
         report.errors.append((rel, reason))
 
     def _replace(
-        self, rel: str, size: int, mtime_ns: int, digest: str, error: str | None, chunks: list[Any]
+        self,
+        rel: str,
+        size: int,
+        mtime_ns: int,
+        digest: str,
+        error: str | None,
+        chunks: list[Any],
+        cut: str | None = None,
     ) -> None:
         """Swap a file's chunks in one transaction, so a crash leaves old or new, never half."""
         conn = self._w()
@@ -480,6 +525,9 @@ class DocumentDatabase:
                 "INSERT INTO chunks(file_id, ord, heading, content) VALUES (?, ?, ?, ?)",
                 [(file_id, i, c.heading, c.content) for i, c in enumerate(chunks)],
             )
+            conn.execute("DELETE FROM file_cuts WHERE file_id = ?", (file_id,))
+            if cut:
+                conn.execute("INSERT INTO file_cuts(file_id, reason) VALUES (?, ?)", (file_id, cut))
 
     def embed_missing(
         self, embedder: Any, loop: Any, stop: StopFlag, budget: int | None = None
@@ -654,12 +702,22 @@ class DocumentDatabase:
             n_failed = conn.execute("SELECT count(*) FROM files WHERE error IS NOT NULL").fetchone()
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            cut = [
+                {"path": p, "reason": r}
+                for p, r in conn.execute(
+                    "SELECT f.path, c.reason FROM file_cuts c JOIN files f ON f.id = c.file_id "
+                    "ORDER BY f.path LIMIT 200"
+                )
+            ]
+            n_cut = conn.execute("SELECT count(*) FROM file_cuts").fetchone()[0]
             self.files_indexed = int(files)
             return {
                 "files_indexed": files,
                 "chunks": chunks,
                 "files_failed": n_failed[0],
                 "failures": failed,
+                "files_cut": n_cut,
+                "cut": cut,
                 "last_update": float(meta["last_update"]) if "last_update" in meta else None,
                 "embedder": {
                     "name": meta.get("embedder"),

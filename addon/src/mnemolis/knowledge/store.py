@@ -13,6 +13,7 @@ import contextlib
 import functools
 import json
 import logging
+import queue
 import shutil
 import sqlite3
 import threading
@@ -28,6 +29,7 @@ from .database import DocumentDatabase, Hit, OwnFiles, ScanReport
 from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
+from .parsing import FileLimits
 from .registry import (
     BUNDLED_DIR,
     BUNDLED_NAME,
@@ -51,7 +53,7 @@ WATCH_CHECK_MS = 5000  # how often a watcher checks that its folder still exists
 WATCH_RETRY_S = 5.0
 REGISTRY_POLL_S = 2.0
 MAX_BUNDLE_CHARS = 2_000_000
-CLOSE_WAIT_S = 15.0
+CLOSE_WAIT_S = 5.0
 EMBED_JOB_BUDGET = 256
 # Searches this small run on the event loop: a worker-thread hop costs more than
 # the search itself, and under load the hops queue (docs/benchmarks.md).
@@ -93,6 +95,71 @@ def rag_mode(value: object, default: str = "hybrid") -> str:
     return mode
 
 
+class IndexWorker:
+    """One daemon thread running indexing jobs in order (a one-thread executor).
+
+    Not a ``ThreadPoolExecutor``: Python joins those threads at exit, so a job
+    stuck in one huge file kept a SIGTERM'd server alive for minutes. Jobs
+    check the stop flag between files and PDF pages; whatever still runs when
+    the process ends is rolled back by SQLite (WAL) and redone by the next
+    start's catch-up scan.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._queue: queue.SimpleQueue[
+            tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None
+        ] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        """Queue ``fn``; its future resolves when it has run."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("cannot schedule new jobs after shutdown")
+            self._queue.put((future, fn))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self._thread.start()
+        return future
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn()
+            except BaseException as err:
+                future.set_exception(err)
+            else:
+                future.set_result(result)
+
+    def shutdown(self) -> None:
+        """Refuse new jobs, cancel queued ones; the running one finishes (or stops)."""
+        with self._lock:
+            self._closed = True
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    item[0].cancel()
+            self._queue.put(None)
+
+    def join(self, timeout: float) -> bool:
+        """Wait (bounded) for the running job; True when the thread has ended."""
+        thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+
 class _Halt:
     """Stop signal for one database's job: the store closing or the database removed."""
 
@@ -127,9 +194,12 @@ class KnowledgeStore:
         self.failed: dict[str, str] = {}
         self.memories = MemoryStore(self.data_dir)
         self._own = OwnFiles(self.data_dir)
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="mnemolis-index"
+        self._limits = FileLimits(
+            max_pdf_pages=settings.rag.max_pdf_pages,
+            max_chars=settings.rag.max_file_chars,
+            max_chunks=settings.rag.max_file_chunks,
         )
+        self._executor = IndexWorker("mnemolis-index")
         self._stop = threading.Event()
         # Each watcher has its own stop event: watchfiles sets the one it was given
         # when its task is cancelled, which must stop that watcher only.
@@ -213,7 +283,9 @@ class KnowledgeStore:
         return data
 
     async def _open_db(self, reg: Registration) -> None:
-        db = DocumentDatabase(reg.name, Path(reg.path), self.data_dir / "rag" / reg.name, self._own)
+        db = DocumentDatabase(
+            reg.name, Path(reg.path), self.data_dir / "rag" / reg.name, self._own, self._limits
+        )
         try:
             await asyncio.to_thread(db.open)
         except (sqlite3.Error, OSError) as err:
@@ -239,25 +311,17 @@ class KnowledgeStore:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        idle = await asyncio.to_thread(self._worker_idle, CLOSE_WAIT_S)
+        self._executor.shutdown()
+        idle = await asyncio.to_thread(self._executor.join, CLOSE_WAIT_S)
         if not idle:
-            # A model embedding batch is still running; SQLite rolls its open
-            # transaction back at exit, so leaving the connections is safe.
+            # A file or a model embedding batch is still running; SQLite rolls its
+            # open transaction back at exit, so leaving the connections is safe,
+            # and the worker is a daemon thread: it never keeps the process alive.
             _LOGGER.warning("indexing worker still busy after %.0f s; not waiting", CLOSE_WAIT_S)
             return
         for db in self.databases.values():
             db.close()
         self.memories.close()
-
-    def _worker_idle(self, timeout: float) -> bool:
-        """Wait for the indexing thread to finish its current job (bounded)."""
-        deadline = time.monotonic() + timeout
-        for thread in list(getattr(self._executor, "_threads", ())):
-            thread.join(max(0.0, deadline - time.monotonic()))
-            if thread.is_alive():
-                return False
-        return True
 
     def publish(self, services: dict[str, Any]) -> None:
         """Share the store and its cheap lookups with the router, stats and MCP."""
@@ -296,12 +360,13 @@ class KnowledgeStore:
         finally:
             db.indexing = False
         _LOGGER.info(
-            "rag %s: %d indexed, %d unchanged, %d removed, %d failed (%d chunks) in %.1f s",
+            "rag %s: %d indexed, %d unchanged, %d removed, %d failed, %d cut (%d chunks) in %.1f s",
             name,
             report.indexed,
             report.unchanged,
             report.removed,
             report.failed,
+            report.cut,
             report.chunks,
             time.perf_counter() - started,
         )
