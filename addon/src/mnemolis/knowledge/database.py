@@ -119,6 +119,12 @@ def connect(path: Path, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
     return conn
 
 
+def corrupt(err: sqlite3.Error) -> bool:
+    """Whether SQLite says the file itself is damaged (not busy, not full)."""
+    name = str(getattr(err, "sqlite_errorname", ""))
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in str(err)
+
+
 def _busy(err: sqlite3.OperationalError) -> bool:
     """A lock wait that ran out (retrying at once would only wait again)."""
     text = str(err).lower()
@@ -219,13 +225,17 @@ class DocumentDatabase:
         self.embed_pending = False
         self.cancelled = threading.Event()
         self.last_error: str | None = None
+        #: Why the index file is damaged (a query met corruption); the store rebuilds it.
+        self.damaged: str | None = None
 
     # --- lifecycle -----------------------------------------------------------
 
     def open(self) -> None:
         """Create or open ``data.db``; raises sqlite3.DatabaseError if it is unusable."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        opened: list[sqlite3.Connection] = []
         writer = connect(self.db_path)
+        opened.append(writer)
         try:
             writer.executescript(SCHEMA)
             writer.execute(
@@ -241,15 +251,20 @@ class DocumentDatabase:
                     "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', ?)", (RANK,)
                 )
             reader = connect(self.db_path)
+            opened.append(reader)
             reader.execute("SELECT count(*) FROM files").fetchone()
             probe = connect(self.db_path)
+            opened.append(probe)
             self._data_version = int(probe.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.DatabaseError:
-            writer.close()
+            row = writer.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        except BaseException:
+            for conn in opened:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
             raise
         self._writer, self._reader, self._probe = writer, reader, probe
         self._file_id = _file_id(self.db_path)
-        self._refresh_counts()
+        self.files_indexed = int(row[0])
 
     def close(self) -> None:
         """Close both connections (after the worker has stopped using them)."""
@@ -575,6 +590,15 @@ class DocumentDatabase:
     # --- search (any thread) -------------------------------------------------
 
     def _read(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        try:
+            return self._read_once(fn)
+        except sqlite3.DatabaseError as err:
+            if corrupt(err) and self.damaged is None:
+                self.damaged = str(err)
+                _LOGGER.error("rag %s: the index %s is damaged: %s", self.name, self.db_path, err)
+            raise
+
+    def _read_once(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
         with self._read_lock:
             if self._reader is None:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")

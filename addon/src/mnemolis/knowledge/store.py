@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
-from .database import DocumentDatabase, Hit, OwnFiles, ScanReport
+from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, corrupt
 from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
@@ -54,6 +54,8 @@ WATCH_RETRY_S = 5.0
 REGISTRY_POLL_S = 2.0
 MAX_BUNDLE_CHARS = 2_000_000
 CLOSE_WAIT_S = 5.0
+RETRY_FIRST_S = 5.0  # a database or memory store that failed to open is tried again
+RETRY_MAX_S = 60.0
 EMBED_JOB_BUDGET = 256
 # Searches this small run on the event loop: a worker-thread hop costs more than
 # the search itself, and under load the hops queue (docs/benchmarks.md).
@@ -209,6 +211,8 @@ class KnowledgeStore:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._registry_marker = (0, 0, 0)
+        self._retry_at: dict[str, tuple[float, float]] = {}  # name -> (next try, back-off)
+        self._removed_builtin: list[str] = []
         self._closed = False
         self._memories_embedded: set[str] = set()
         self.watching = False
@@ -279,10 +283,11 @@ class KnowledgeStore:
                 data.databases[BUNDLED_NAME].path = str(BUNDLED_DIR)
                 self.registry.save(data)
         self._registry_marker = self.registry.marker()
+        self._removed_builtin = list(data.removed_builtin)
         self.registrations = dict(data.databases)
         return data
 
-    async def _open_db(self, reg: Registration) -> None:
+    async def _open_db(self, reg: Registration, *, retry: bool = False) -> None:
         db = DocumentDatabase(
             reg.name, Path(reg.path), self.data_dir / "rag" / reg.name, self._own, self._limits
         )
@@ -290,11 +295,52 @@ class KnowledgeStore:
             await asyncio.to_thread(db.open)
         except (sqlite3.Error, OSError) as err:
             self.failed[reg.name] = f"cannot open {db.db_path}: {err}"
-            _LOGGER.warning("rag %s skipped: %s", reg.name, self.failed[reg.name])
+            log = _LOGGER.debug if retry else _LOGGER.warning
+            log("rag %s skipped: %s (trying again in the background)", reg.name, err)
             db.close()
             return
         self.failed.pop(reg.name, None)
+        self._retry_at.pop(reg.name, None)
         self.databases[reg.name] = db
+
+    async def _retry_failed(self) -> None:
+        """Open again what failed to open (a full disk, a folder not mounted yet), backing off.
+
+        A database that recovers is caught up and watched like one opened at start.
+        """
+        now = time.monotonic()
+        for name in [n for n, db in list(self.databases.items()) if db.damaged]:
+            await self._rebuild(name)
+        for name in list(self.failed):
+            reg = self.registrations.get(name)
+            if reg is None or name in self.databases:
+                self.failed.pop(name, None)
+                continue
+            due, delay = self._retry_at.get(name, (0.0, RETRY_FIRST_S))
+            if now < due:
+                continue
+            await self._open_db(reg, retry=True)
+            if name not in self.databases:
+                self._retry_at[name] = (now + delay, min(delay * 2, RETRY_MAX_S))
+                continue
+            _LOGGER.info("rag %s: opened on a retry; catching up", name)
+            self._submit_scan(name)
+            if self.watching:
+                self._start_watch(name)
+        if self.memories.problem and not self.memories.is_open:
+            due, delay = self._retry_at.get("__memories__", (0.0, RETRY_FIRST_S))
+            if now < due:
+                return
+            try:
+                await asyncio.to_thread(self.memories.open)
+            except (sqlite3.Error, OSError) as err:
+                _LOGGER.debug("memory store still cannot open: %s", err)
+                self._retry_at["__memories__"] = (now + delay, min(delay * 2, RETRY_MAX_S))
+                return
+            _LOGGER.info("memory store %s opened on a retry", self.memories.path)
+            self.memories.problem = None
+            self._retry_at.pop("__memories__", None)
+            self._submit_memory_vectors()
 
     async def close(self) -> None:
         """Stop watchers and the worker (after its current file), close every database."""
@@ -356,6 +402,8 @@ class KnowledgeStore:
         except Exception as err:
             db.last_error = f"indexing failed: {type(err).__name__}: {err}"
             _LOGGER.exception("rag %s: indexing failed", name)
+            if isinstance(err, sqlite3.Error) and corrupt(err):
+                db.damaged = str(err)
             return None
         finally:
             db.indexing = False
@@ -391,12 +439,14 @@ class KnowledgeStore:
         except Exception as err:
             db.last_error = f"indexing failed: {type(err).__name__}: {err}"
             _LOGGER.exception("rag %s: update failed", name)
+            if isinstance(err, sqlite3.Error) and corrupt(err):
+                db.damaged = str(err)
         finally:
             db.indexing = False
 
     def _submit_memory_vectors(self) -> None:
         def job() -> None:
-            if self.memories.problem:
+            if self.memories.problem or self.memories.damaged:
                 return
             embedder = current_embedder(self.services)
             self._memories_embedded.add(embedder.name)
@@ -508,6 +558,7 @@ class KnowledgeStore:
             if self._closing.is_set():
                 return
             try:
+                await self._retry_failed()
                 self._revive_watchers()
                 now_name = current_embedder(self.services).name
                 if now_name != embedder_name:
@@ -541,9 +592,21 @@ class KnowledgeStore:
 
         A database removed and registered again (``rag remove`` + ``rag add``)
         has a new registration or a new ``data.db``: the old one is closed and
-        the new one opened, never left serving a deleted index.
+        the new one opened, never left serving a deleted index. A registry file
+        that became unreadable is written again from what this process has open.
         """
         data = await asyncio.to_thread(self.registry.load)
+        if data.corrupt:
+            restored = RegistryData(dict(self.registrations), list(self._removed_builtin))
+            await asyncio.to_thread(self.registry.save, restored)
+            self.registry.problem = (
+                f"{self.registry.problem}; it was written again from the "
+                f"{len(restored.databases)} database(s) this server had registered"
+            )
+            _LOGGER.error("%s", self.registry.problem)
+            self._registry_marker = self.registry.marker()
+            return
+        self._removed_builtin = list(data.removed_builtin)
         self._registry_marker = self.registry.marker()
         stale = set(replaced or ())
         for name, reg in data.databases.items():
@@ -580,6 +643,21 @@ class KnowledgeStore:
             await asyncio.wrap_future(self._submit(db.close))
         if delete_files:
             await asyncio.to_thread(shutil.rmtree, self.data_dir / "rag" / name, ignore_errors=True)
+
+    async def _rebuild(self, name: str) -> None:
+        """A damaged index is derived data: delete it and index the folder again."""
+        reg = self.registrations.get(name)
+        db = self.databases.get(name)
+        if reg is None or db is None:
+            return
+        _LOGGER.warning("rag %s: rebuilding the damaged index (%s)", name, db.damaged)
+        await self._drop(name, delete_files=True)
+        self.registrations[name] = reg
+        await self._open_db(reg)
+        if name in self.databases:
+            self._submit_scan(name)
+            if self.watching:
+                self._start_watch(name)
 
     # --- databases -----------------------------------------------------------
 
@@ -642,10 +720,15 @@ class KnowledgeStore:
         if db is None:
             out["error"] = self.failed.get(name, "not loaded")
             return out
-        out.update(await asyncio.to_thread(db.status))
+        try:
+            out.update(await asyncio.to_thread(db.status))
+        except sqlite3.Error as err:
+            db.last_error = f"cannot read the index: {err}"
         out["indexing"] = db.indexing
         out["embedding"] = db.reembedding
         out["error"] = db.last_error
+        if db.damaged:
+            out["error"] = f"the index is damaged ({db.damaged}); it is being rebuilt"
         return out
 
     async def all_status(self) -> list[dict[str, Any]]:
@@ -697,6 +780,8 @@ class KnowledgeStore:
         key = name.strip() if isinstance(name, str) else ""
         if key not in self.registrations:
             raise NotFound(f'database "{key}" does not exist')
+        if key in self.databases and self.databases[key].damaged:
+            await self._rebuild(key)
         if key not in self.databases:
             reg = self.registrations[key]
             await asyncio.to_thread(shutil.rmtree, self.data_dir / "rag" / key, True)
@@ -804,9 +889,10 @@ class KnowledgeStore:
                 except sqlite3.Error as err:
                     _LOGGER.warning("rag %s: search failed: %s", db.name, err)
                     if single:
-                        raise Unavailable(
-                            f"database {db.name!r} cannot be searched: {err}"
-                        ) from err
+                        why = f"database {db.name!r} cannot be searched: {err}"
+                        if db.damaged:
+                            why += "; the index is damaged and is being rebuilt from its folder"
+                        raise Unavailable(why) from err
                     if failed is not None:
                         failed.append(db.name)
                     out.append(([], []))
@@ -1193,10 +1279,23 @@ class KnowledgeStore:
     # --- health --------------------------------------------------------------
 
     def health_detail(self) -> tuple[Literal["ok", "degraded", "down"], str]:
-        """(state, detail) for readiness: degraded when a database failed to open."""
-        if self.memories.problem:
-            return "degraded", self.memories.problem
-        if self.failed:
-            return "degraded", "failed to open: " + ", ".join(sorted(self.failed))
+        """(state, detail) for readiness: degraded, with every reason, when a part is not well."""
+        problems = [
+            p
+            for p in (
+                self.memories.problem,
+                self.memories.damaged and self.memories.damage_message(),
+                self.registry.problem,
+            )
+            if p
+        ]
+        problems += [f"database {n!r}: {self.failed[n]}" for n in sorted(self.failed)]
+        problems += [
+            f"database {n!r} is damaged: {db.damaged}"
+            for n, db in sorted(self.databases.items())
+            if db.damaged
+        ]
+        if problems:
+            return "degraded", "; ".join(problems)
         embedder = current_embedder(self.services)
         return "ok", f"{len(self.databases)} database(s), embedder {embedder.name}"
