@@ -843,7 +843,7 @@ class KnowledgeStore:
         self, db: DocumentDatabase, q: str, fetch: int, mode: str
     ) -> tuple[list[Hit], list[Hit]]:
         """Keyword and semantic rankings of one database (empty when the mode skips one)."""
-        return (await self._rankings_of([db], q, fetch, mode))[0]
+        return (await self._rankings_of([db], q, fetch, mode, strict=True))[0]
 
     async def _rankings_of(
         self,
@@ -852,14 +852,16 @@ class KnowledgeStore:
         fetch: int,
         mode: str,
         failed: list[str] | None = None,
+        *,
+        strict: bool = False,
     ) -> list[tuple[list[Hit], list[Hit]]]:
         """Rankings of several databases in one worker-thread hop (one per question).
 
         Only an async (model) embedder is awaited on the loop first. Small
         databases whose vectors are already in memory are searched on the loop
         itself. A database that fails is logged, named in ``failed`` and ranks
-        nothing; the others still answer. A single database that fails is a 503
-        saying why.
+        nothing; the others still answer. With ``strict`` (one database asked
+        for by name) a database that fails is a 503 saying why.
         """
         embedder = current_embedder(self.services)
         semantic_on = mode in ("semantic", "hybrid")
@@ -867,7 +869,6 @@ class KnowledgeStore:
         if semantic_on and not callable(getattr(embedder, "embed_sync", None)):
             vec = (await embed_async(embedder, [q]))[0]
         floor = float(getattr(embedder, "min_similarity", 0.0))
-        single = len(dbs) == 1
 
         def one(db: DocumentDatabase, qvec: Any) -> tuple[list[Hit], list[Hit]]:
             keyword = db.search_keyword(q, fetch) if mode in ("keyword", "hybrid") else []
@@ -888,7 +889,7 @@ class KnowledgeStore:
                     out.append(one(db, qvec))
                 except sqlite3.Error as err:
                     _LOGGER.warning("rag %s: search failed: %s", db.name, err)
-                    if single:
+                    if strict:
                         why = f"database {db.name!r} cannot be searched: {err}"
                         if db.damaged:
                             why += "; the index is damaged and is being rebuilt from its folder"

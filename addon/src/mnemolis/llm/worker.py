@@ -94,8 +94,8 @@ class ModelWorker:
                 with self._lock:
                     self._running = None
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Cancel what runs and waits, stop the thread, wait for it (bounded)."""
+    def close(self, timeout: float = 30.0) -> bool:
+        """Cancel what runs and waits, stop the thread, wait for it (bounded); True if it ended."""
         with self._lock:
             self._closed = True
             if self._running is not None:
@@ -117,6 +117,8 @@ class ModelWorker:
             self._thread.join(timeout)
             if self._thread.is_alive():
                 _LOGGER.warning("model thread %s did not stop within %ss", self.name, timeout)
+                return False
+        return True
 
 
 class ThreadedModel(abc.ABC):
@@ -162,7 +164,11 @@ class ThreadedModel(abc.ABC):
 
     def close(self) -> None:
         """Stop the thread and free the model (blocking; call off the loop)."""
-        self.worker.close()
+        if not self.worker.close():
+            # Its thread is still inside llama.cpp: freeing the model under it
+            # crashes the process; the exit frees it instead.
+            self.state = "closed"
+            return
         if self._llama is not None:
             try:
                 self._llama.close()
