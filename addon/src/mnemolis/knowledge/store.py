@@ -626,6 +626,12 @@ class KnowledgeStore:
                         self._start_watch(name)
 
     async def _drop(self, name: str, *, delete_files: bool) -> None:
+        self.registrations.pop(name, None)
+        self.failed.pop(name, None)
+        await self._unload(name, delete_files=delete_files)
+
+    async def _unload(self, name: str, *, delete_files: bool) -> None:
+        """Stop the watcher, close the database (on the worker), optionally delete its index."""
         stop = self._watch_stops.pop(name, None)
         if stop is not None:
             stop.set()
@@ -635,8 +641,6 @@ class KnowledgeStore:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         db = self.databases.pop(name, None)
-        self.registrations.pop(name, None)
-        self.failed.pop(name, None)
         if db is not None:
             db.cancelled.set()  # a running job stops after its current file or batch
             # Close on the worker so an in-flight job finishes with open connections.
@@ -651,8 +655,9 @@ class KnowledgeStore:
         if reg is None or db is None:
             return
         _LOGGER.warning("rag %s: rebuilding the damaged index (%s)", name, db.damaged)
-        await self._drop(name, delete_files=True)
-        self.registrations[name] = reg
+        # Meanwhile its searches are a 503 saying so (not "does not exist").
+        self.failed[name] = f"the index was damaged ({db.damaged}) and is being rebuilt"
+        await self._unload(name, delete_files=True)
         await self._open_db(reg)
         if name in self.databases:
             self._submit_scan(name)
