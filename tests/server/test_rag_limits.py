@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import time
@@ -17,7 +18,7 @@ import pytest
 
 from mnemolis.settings import load_settings
 
-from .conftest import ServerProcess
+from .conftest import SERVER_BIN, ServerProcess
 from .knowledge_helpers import store_of, text_pdf
 
 Client = Callable[..., Any]
@@ -136,3 +137,27 @@ async def test_sigterm_exits_while_a_huge_pdf_is_indexing(
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()
+
+
+def test_rag_add_names_the_cut_files(tmp_path: Path) -> None:
+    """``mnemolis rag add`` (and ``rag list``) print which file was cut and why."""
+    roots = tmp_path / "roots"
+    docs = roots / "house"
+    docs.mkdir(parents=True)
+    (docs / "manual.pdf").write_bytes(text_pdf(30, "boiler manual page"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(roots)])
+    env["MNEMOLIS_RAG__MAX_PDF_PAGES"] = "10"
+    out = subprocess.run(
+        [str(SERVER_BIN), "rag", "add", "house", str(docs), "--data-dir", str(tmp_path / "data")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    expected = (
+        "cut: manual.pdf: PDF has 30 pages; only the first 10 are indexed (rag.max_pdf_pages)"
+    )
+    assert expected in out.stdout, out.stdout
