@@ -89,10 +89,11 @@ class RagSource(Source):
         store = knowledge_store(self.deps.services)
         if store is None or not store.databases:
             raise SourceNotConfigured("no document database is loaded")
-        try:
-            passages = await store.search_all(question, limit=10, mode="hybrid")
-        except SourceError:
-            raise
+        failed: list[str] = []
+        passages = await store.search_all(question, limit=10, mode="hybrid", failed=failed)
+        if failed and not passages:
+            # Never an empty answer (that would be cached): the search did not run.
+            raise SourceError(f"database(s) {', '.join(failed)} could not be searched")
         # A real embedding model may vouch for a passage that shares no words with the
         # question; the hashing fallback cannot, so then the words must match.
         embedder = current_embedder(self.deps.services)
@@ -104,6 +105,8 @@ class RagSource(Source):
             or (trusted and p.similarity is not None and p.similarity >= MODEL_SIMILARITY)
         ]
         if not relevant:
+            if failed:
+                raise SourceError(f"database(s) {', '.join(failed)} could not be searched")
             return SourceAnswer(source=self.name, answer="")
         # The best file's passages first, in reading order; then the next best files.
         best = relevant[0].source
@@ -127,5 +130,9 @@ class RagSource(Source):
             source=self.name,
             answer="\n\n".join(lines),
             evidence=evidence,
-            data={"databases": sorted({p.db for p in picked})},
+            # Part of the databases failed: answer, but never cache it (router/cache.py).
+            data={
+                "databases": sorted({p.db for p in picked}),
+                **({"partial": True} if failed else {}),
+            },
         )
