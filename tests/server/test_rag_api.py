@@ -476,3 +476,32 @@ async def test_small_databases_are_searched_on_the_loop_once_loaded(
     body = await (await client.post("/search", json=ask)).json()
     assert "monthly" in body["result"]
     assert db.small_enough(4000)
+
+
+async def test_a_database_waiting_for_its_first_scan_says_indexing(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    """The web UI showed "ready" with no files while the worker was busy elsewhere."""
+    import asyncio
+    import threading
+
+    client = await rag_client(make_client, tmp_path)
+    store = store_of(client)
+    await store.wait_idle()
+    busy = threading.Event()
+    store._submit(lambda: busy.wait(30))  # the one indexing worker is busy elsewhere
+    try:
+        resp = await register(client, "house", docs)
+        assert resp.status == 201, await resp.text()
+        status = await (await client.get("/api/rag/house")).json()
+        assert status["indexing"] is True, status
+        assert status["files_indexed"] == 0
+    finally:
+        busy.set()
+    await store.wait_idle()
+    for _ in range(100):
+        status = await (await client.get("/api/rag/house")).json()
+        if not status["indexing"]:
+            break
+        await asyncio.sleep(0.05)
+    assert status["indexing"] is False and status["files_indexed"] > 0, status

@@ -221,6 +221,9 @@ class DocumentDatabase:
         self._matrix: tuple[int, str, np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
         self.files_indexed = 0
         self.indexing = False
+        #: Scans asked for and not yet started: a database just registered is
+        #: "indexing" from the start, not "ready" with no files until the worker comes.
+        self.scans_waiting = 0
         self.reembedding = False
         self.embed_pending = False
         self.cancelled = threading.Event()

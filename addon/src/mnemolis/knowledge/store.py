@@ -202,6 +202,7 @@ class KnowledgeStore:
             max_chunks=settings.rag.max_file_chunks,
         )
         self._executor = IndexWorker("mnemolis-index")
+        self._waiting_lock = threading.Lock()
         self._stop = threading.Event()
         # Each watcher has its own stop event: watchfiles sets the one it was given
         # when its task is cancelled, which must stop that watcher only.
@@ -383,7 +384,23 @@ class KnowledgeStore:
         return self._executor.submit(fn)
 
     def _submit_scan(self, name: str, *, force: bool = False) -> concurrent.futures.Future[Any]:
-        return self._submit(lambda: self._scan_job(name, force))
+        db = self.databases.get(name)
+        if db is None:
+            return self._submit(lambda: self._scan_job(name, force))
+        with self._waiting_lock:
+            db.scans_waiting += 1
+
+        def job() -> ScanReport | None:
+            with self._waiting_lock:
+                db.scans_waiting -= 1
+            return self._scan_job(name, force)
+
+        try:
+            return self._submit(job)
+        except BaseException:
+            with self._waiting_lock:
+                db.scans_waiting -= 1
+            raise
 
     def _scan_job(self, name: str, force: bool) -> ScanReport | None:
         db = self.databases.get(name)
@@ -729,7 +746,7 @@ class KnowledgeStore:
             out.update(await asyncio.to_thread(db.status))
         except sqlite3.Error as err:
             db.last_error = f"cannot read the index: {err}"
-        out["indexing"] = db.indexing
+        out["indexing"] = db.indexing or db.scans_waiting > 0
         out["embedding"] = db.reembedding
         out["error"] = db.last_error
         if db.damaged:
