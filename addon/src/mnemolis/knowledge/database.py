@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .chunking import chunk_sections
+from .chunking import chunk_sections, embedding_text
 from .embedder import Vector, embed_blocking
 from .parsing import MAX_FILE_BYTES, ParseError, parse_document, supported
 from .text import fts_query
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, heading, content='chunks', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2'
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, heading) VALUES (new.id, new.content, new.heading);
@@ -58,6 +58,9 @@ END;
 CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 """
 
+# Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
+# rebuilt from the files (2: structural chunks, file names in headings, porter stems).
+INDEX_FORMAT = "2"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 
@@ -154,6 +157,7 @@ class DocumentDatabase:
         writer = connect(self.db_path)
         try:
             writer.executescript(SCHEMA)
+            self._upgrade(writer)
             writer.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('created_at', ?)",
                 (str(time.time()),),
@@ -168,6 +172,26 @@ class DocumentDatabase:
             raise
         self._writer, self._reader = writer, reader
         self._refresh_counts()
+
+    @staticmethod
+    def _upgrade(conn: sqlite3.Connection) -> None:
+        """An index of an older format keeps its files' list but is re-chunked from them."""
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if row is not None and row[0] == INDEX_FORMAT:
+            return
+        with transaction(conn):
+            if row is not None or conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
+                conn.execute("DROP TRIGGER IF EXISTS chunks_ai")
+                conn.execute("DROP TRIGGER IF EXISTS chunks_ad")
+                conn.execute("DROP TABLE IF EXISTS chunks_fts")
+                conn.execute("DELETE FROM vectors")
+                conn.execute("DELETE FROM chunks")
+                # size -1 and no hash: the next scan reads and chunks every file again.
+                conn.execute("UPDATE files SET size = -1, hash = '', chunks = 0")
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('format', ?)", (INDEX_FORMAT,)
+            )
+        conn.executescript(SCHEMA)
 
     def close(self) -> None:
         """Close both connections (after the worker has stopped using them)."""
@@ -326,7 +350,7 @@ class DocumentDatabase:
             report.unchanged += 1
             return
         try:
-            chunks = chunk_sections(parse_document(real.name, raw))
+            chunks = chunk_sections(parse_document(real.name, raw), name=real.name)
         except ParseError as err:
             self._record_failure(rel, st.st_size, st.st_mtime_ns, digest, str(err), report)
             return
@@ -404,7 +428,7 @@ class DocumentDatabase:
             if not rows:
                 break
             after = rows[-1][0]
-            texts = [f"{h}\n{c}" if h else c for _, h, c in rows]
+            texts = [embedding_text(h, c) for _, h, c in rows]
             vectors = embed_blocking(embedder, texts, loop)
             with transaction(conn):
                 # A chunk replaced meanwhile is skipped: only live chunk ids get vectors.
@@ -471,6 +495,27 @@ class DocumentDatabase:
 
         return self._alive(self._read(run))
 
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each (folded) term, and how many chunks there are."""
+
+        def run(conn: sqlite3.Connection) -> tuple[dict[str, int], int]:
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
+                "USING fts5vocab(main, chunks_fts, row)"
+            )
+            marks = ",".join("?" * len(terms))
+            rows = conn.execute(
+                f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})",  # noqa: S608
+                terms,
+            ).fetchall()
+            total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            return {str(t): int(d) for t, d in rows}, int(total)
+
+        if not terms:
+            return {}, 0
+        out: tuple[dict[str, int], int] = self._read(run)
+        return out
+
     def _vectors(self) -> tuple[str, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         cached = self._matrix
         if cached is not None and cached[0] == self._generation:
@@ -491,6 +536,11 @@ class DocumentDatabase:
         id_arr = np.asarray(ids, dtype=np.int64)
         self._matrix = (generation, name, matrix, id_arr)
         return name, matrix, id_arr
+
+    def embedder_name(self) -> str:
+        """The embedder the stored vectors came from ('' before any)."""
+        row = self._w().execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        return str(row[0]) if row else ""
 
     def embedded_with(self) -> tuple[str, int]:
         """The embedder name the stored vectors came from, and how many there are."""

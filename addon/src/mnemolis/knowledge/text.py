@@ -12,7 +12,9 @@ _STOP = (
     "its me my of on or our should so that the their them then there these they this to was we "
     "were what when where which who why will with would you your"
 )
-STOPWORDS = frozenset(_STOP.split())
+# What a question says around its subject ("what is X called", "what does X mean").
+_FILLER = "called mean means meaning please tell know need want ok okay much many get got"
+STOPWORDS = frozenset(_STOP.split()) | frozenset(_FILLER.split())
 
 
 def query_tokens(text: str) -> list[str]:
