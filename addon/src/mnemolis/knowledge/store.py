@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
+from . import relevance
 from .database import DocumentDatabase, Hit, ScanReport
 from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
@@ -583,10 +584,21 @@ class KnowledgeStore:
             if not db.embed_pending:
                 db.reembedding = False
 
+    def _model_expected(self) -> bool:
+        """Whether an embedding model is configured (``auto`` or a file), not turned off."""
+        spec = (self.settings.llm.embedding_model or "auto").strip().lower()
+        return spec not in ("off", "none")
+
     def _embed_step(self, db: DocumentDatabase) -> None:
         """Embed missing chunks; a model works in slices so other jobs interleave."""
         embedder = current_embedder(self.services)
-        budget = None if isinstance(embedder, HashingEmbedder) else EMBED_JOB_BUDGET
+        fallback = isinstance(embedder, HashingEmbedder)
+        previous = db.embedder_name()
+        if fallback and previous and previous != embedder.name and self._model_expected():
+            # A model's vectors are not replaced by the hashing fallback while a model is
+            # configured (a CLI without it, a server still loading it): new chunks wait.
+            return
+        budget = None if fallback else EMBED_JOB_BUDGET
         halt = self._halt(db)
         done = db.embed_missing(embedder, self._loop, halt, budget)
         db.embed_pending = budget is not None and done >= budget and not halt.is_set()
@@ -611,11 +623,15 @@ class KnowledgeStore:
         still answer.
         """
         embedder = current_embedder(self.services)
-        semantic_on = mode in ("semantic", "hybrid")
+        # Without a model, "semantic" is feature hashing: shared words again, noise in a
+        # fusion with the keyword ranking. Hybrid is then the keyword ranking alone.
+        semantic_on = mode == "semantic" or (
+            mode == "hybrid" and not isinstance(embedder, HashingEmbedder)
+        )
         vec = None
         if semantic_on and not callable(getattr(embedder, "embed_sync", None)):
             vec = (await embed_async(embedder, [q]))[0]
-        floor = float(getattr(embedder, "min_similarity", 0.0))
+        floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
         single = len(dbs) == 1
 
         def one(db: DocumentDatabase, qvec: Any) -> tuple[list[Hit], list[Hit]]:
@@ -667,7 +683,8 @@ class KnowledgeStore:
 
     async def _passages(self, db: DocumentDatabase, q: str, limit: int, mode: str) -> list[Hit]:
         """Ranked hits of one database in one mode."""
-        fetch = max(limit * 3, 30) if mode == "hybrid" else limit
+        # Deep rankings for the fusion: a passage second in one list may be 40th in the other.
+        fetch = max(limit * 5, 100) if mode == "hybrid" else limit
         keyword, semantic = await self._rankings(db, q, fetch, mode)
         return self._fuse(keyword, semantic, mode, limit)
 
@@ -690,16 +707,26 @@ class KnowledgeStore:
             grouped.setdefault(source, []).append({"chunk": h.ord, "content": h.content})
         return {chosen: [{"source": s, "matches": m} for s, m in grouped.items()]}
 
-    async def search_all(self, q: str, limit: int = 5, mode: str = "hybrid") -> list[Passage]:
-        """Best passages across every loaded database (router and context packs).
+    async def search_all(
+        self,
+        q: str,
+        limit: int = 5,
+        mode: str = "hybrid",
+        databases: list[str] | None = None,
+    ) -> list[Passage]:
+        """Best passages across the loaded databases (all, or those named).
 
         Keyword hits of all databases are pooled by BM25 score and semantic hits
         by similarity, then the two pooled rankings are fused with RRF.
         """
-        fetch = max(limit * 3, 30)
+        fetch = max(limit * 5, 100)
         keyword: list[Passage] = []
         semantic: list[Passage] = []
-        named = list(self.databases.items())
+        named = [
+            (name, db)
+            for name, db in self.databases.items()
+            if databases is None or name in databases
+        ]
         rankings = await self._rankings_of([db for _, db in named], q, fetch, mode)
         for (name, db), (kw, sem) in zip(named, rankings, strict=True):
             keyword.extend(Passage(name, h, db.file_path(h.path), h.score) for h in kw)
@@ -722,6 +749,36 @@ class KnowledgeStore:
             sim = similarity.get(k)
             out.append(Passage(p.db, p.hit, p.source, score, sim))
         return out
+
+    def user_databases(self) -> list[str]:
+        """Loaded databases holding the household's own files (not the bundled docs)."""
+        return [name for name in self.databases if name != BUNDLED_NAME]
+
+    async def term_weights(self, question: str) -> dict[str, float]:
+        """Rarity of the question's words in the home's own documents and memories (IDF)."""
+        words = list(relevance.content_words(question))
+        dbs = [self.databases[n] for n in self.user_databases()]
+
+        def counts(terms: list[str]) -> tuple[dict[str, int], int]:
+            freq: dict[str, int] = {}
+            total = 0
+            parts = [db.term_counts for db in dbs]
+            if not self.memories.problem:
+                parts.append(self.memories.term_counts)
+            for part in parts:
+                try:
+                    found, n = part(terms)
+                except (sqlite3.Error, Unavailable) as err:
+                    _LOGGER.debug("term counts failed: %s", err)
+                    continue
+                total += n
+                for term, df in found.items():
+                    freq[term] = freq.get(term, 0) + df
+            return freq, total
+
+        if not words:
+            return {}
+        return await asyncio.to_thread(relevance.idf_weights, words, counts)
 
     # --- memories ------------------------------------------------------------
 
@@ -834,7 +891,7 @@ class KnowledgeStore:
                 # First search with this model: embed older memories in the background.
                 self._memories_embedded.add(name)
                 self._submit_memory_vectors()
-        floor = float(getattr(embedder, "min_similarity", 0.0))
+        floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
 
         def work() -> tuple[list[Memory], list[Memory]]:
             """Both rankings (and a synchronous embedding) in one worker-thread hop."""
@@ -863,6 +920,35 @@ class KnowledgeStore:
         else:
             results = fuse([lexical, semantic], limit + 1, self.settings.routing.rrf_k)
         return results[:limit], len(results) > limit, filters, chosen
+
+    def model_embedder(self) -> bool:
+        """Whether a real embedding model (not the hashing fallback) ranks by meaning."""
+        return not isinstance(current_embedder(self.services), HashingEmbedder)
+
+    async def memory_matches(
+        self, question: str, weights: dict[str, float] | None = None, limit: int = 5
+    ) -> list[tuple[Memory, relevance.Match]]:
+        """Live memories (not Deprecated) and how each answers the question, best first."""
+        live = "Unconsolidated,Working,Core"
+        lexical, _, _, _ = await self.recall(question, status=live, mode="lexical", limit=limit)
+        model = self.model_embedder()
+        semantic: list[Memory] = []
+        if model:
+            semantic, _, _, _ = await self.recall(
+                question, status=live, mode="semantic", limit=limit
+            )
+        cosine = {m.id: m.score for m in semantic}
+        found = {m.id: m for m in [*lexical, *semantic]}
+        scored = [
+            (
+                m,
+                relevance.match(
+                    question, weights, [m.content, " ".join(m.tags)], cosine.get(m.id), model=model
+                ),
+            )
+            for m in found.values()
+        ]
+        return sorted(scored, key=lambda pair: pair[1].value, reverse=True)
 
     async def recall_formatted(
         self,

@@ -1,46 +1,64 @@
-"""The ``rag`` source: the home's document databases answer with cited passages."""
+"""The ``rag`` source: the home's document databases answer with the passage that answers.
+
+* Only the household's own databases are searched, unless the question is about
+  Mnemolis itself; the bundled ``mnemolis-docs`` (full of household examples) are
+  a last resort, used only when nothing of the household's matches and they
+  answer plainly — so "how do I reset the boiler?" never comes from Mnemolis's docs.
+* A passage answers when its relevance (knowledge/relevance.py: rare question
+  words it holds, or the embedding model's similarity) reaches
+  ``relevance.ANSWERS``; when a memory answers the question better, the documents
+  step aside so the ``memory`` source answers it.
+* The answer quotes the best passage — a paragraph, list item or record line, or
+  for a long one the sentences that answer — with its citation, never its
+  neighbours: the bin days are read out without the wifi password beside them.
+"""
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured
-from ..knowledge.embedder import current_embedder
-from ..knowledge.text import query_tokens
+from ..knowledge import relevance
+from ..knowledge.registry import BUNDLED_NAME
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceHealth
 
 if TYPE_CHECKING:
-    from ..knowledge.store import KnowledgeStore
+    from ..knowledge.store import KnowledgeStore, Passage
 
-MIN_COVERAGE = 0.5
-MODEL_SIMILARITY = 0.5
-PASSAGES = 3
-PASSAGE_CHARS = 700
-_WORD = re.compile(r"\w+", re.UNICODE)
+# Kept for the memory source and older callers: share of content words a text covers.
+MIN_COVERAGE = relevance.ANSWERS
+# The bundled docs answer a question not about Mnemolis only when they plainly do.
+BUNDLED_FALLBACK = 0.85
+# A memory this much more relevant than the best passage answers instead.
+MEMORY_MARGIN = 0.05
+QUOTE_CHARS = 320  # a passage up to this long is quoted whole; longer: its best sentences
+SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
+CANDIDATES = 10
+
+# Words that make a question one about Mnemolis itself (its docs answer those first).
+MNEMOLIS_WORDS = frozenset(
+    {
+        "mnemolis", "mcp", "claude", "cursor", "webui", "hacs", "addon", "supervisor",
+        "ingress", "openapi", "api", "endpoint", "kiwix", "zim", "searxng", "kuma",
+        "freshrss", "gguf", "llama", "llm", "embedding", "embeddings", "rag", "stdio",
+        "websocket", "oauth", "cors", "prometheus", "querylog", "reindex", "mcpservers",
+    }
+)  # fmt: skip
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
 
 
-@functools.lru_cache(maxsize=1024)
-def _words_of(text: str) -> frozenset[str]:
-    """Lower-cased words of a passage (the same passages come back question after question)."""
-    return frozenset(w.lower() for w in _WORD.findall(text))
-
-
-@functools.lru_cache(maxsize=256)
-def _wanted(query: str) -> frozenset[str]:
-    return frozenset(query_tokens(query))
+def about_mnemolis(question: str) -> bool:
+    """Whether the question names Mnemolis or one of its own parts."""
+    words = relevance.words_of(question.replace("add-on", "addon"))
+    return not words.isdisjoint(MNEMOLIS_WORDS)
 
 
 def coverage(query: str, *texts: str) -> float:
-    """Share of the question's content words that appear in the texts."""
-    wanted = _wanted(query)
-    if not wanted:
-        return 0.0
-    have: frozenset[str] = frozenset().union(*(_words_of(t) for t in texts))
-    return len(wanted & have) / len(wanted)
+    """Share of the question's content words that appear in the texts (unweighted)."""
+    return relevance.word_coverage(query, None, *texts)
 
 
 def clip(text: str, limit: int) -> str:
@@ -60,17 +78,51 @@ def knowledge_store(services: dict[str, object]) -> KnowledgeStore | None:
     return store if isinstance(store, KnowledgeStore) else None
 
 
+def _units(text: str) -> list[str]:
+    """Lines, and the sentences of each line: what a quote is cut from."""
+    out: list[str] = []
+    for line in text.splitlines():
+        out.extend(s.strip() for s in _SENTENCE.split(line.strip()) if s.strip())
+    return out
+
+
+def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
+    """The part of a passage that answers: all of a short one, else its best sentences."""
+    text = content.strip()
+    if len(text) <= QUOTE_CHARS:
+        last = heading.rsplit(" > ", 1)[-1].strip()
+        if len(text) <= SHORT_RECORD and last and "\n" not in text and last not in text:
+            return f"{last} — {text}"
+        return text
+    units = _units(text)
+    if len(units) <= 1:
+        return clip(text, QUOTE_CHARS)
+    scores = [relevance.word_coverage(question, weights, u) for u in units]
+    best = max(range(len(units)), key=lambda i: (scores[i], -i))
+    picked = [units[best]]
+    length = len(units[best])
+    for i in range(best + 1, len(units)):
+        # Continue while it still answers, or while the quote alone is too short to.
+        if length + 1 + len(units[i]) > QUOTE_CHARS:
+            break
+        if scores[i] <= 0 and length >= 120:
+            break
+        picked.append(units[i])
+        length += 1 + len(units[i])
+    return clip(" ".join(picked), QUOTE_CHARS + 80)
+
+
 class RagSource(Source):
-    """Hybrid search over every loaded database; passages must cover the question's words."""
+    """The household's document databases; the passage that answers, cited."""
 
     name = "rag"
     description = "Your document databases (manuals, notes, PDFs) and Mnemolis's own docs"
     cache_empty = True
 
     def cache_version(self) -> object:
-        """Re-indexing, a database added or removed, or a new embedder invalidates answers."""
+        """Re-indexing, a database added or removed, a new embedder or a memory changed."""
         store = knowledge_store(self.deps.services)
-        return None if store is None else store.generation()
+        return None if store is None else (store.generation(), store.memories.generation)
 
     @property
     def configured(self) -> bool:
@@ -85,47 +137,70 @@ class RagSource(Source):
             health.detail = {"databases": store.names(), "failed": sorted(store.failed)}
         return health
 
+    async def _relevant(
+        self,
+        store: KnowledgeStore,
+        question: str,
+        names: list[str],
+        weights: dict[str, float],
+        floor: float | None = None,
+    ) -> list[tuple[relevance.Match, Passage]]:
+        """Passages of these databases that answer (value >= ``floor`` if given), best first."""
+        if not names:
+            return []
+        passages = await store.search_all(
+            question, limit=CANDIDATES, mode="hybrid", databases=names
+        )
+        model = store.model_embedder()
+        scored = []
+        for rank, p in enumerate(passages):
+            found = relevance.match(
+                question, weights, [p.hit.content, p.hit.heading], p.similarity, model=model
+            )
+            if found.answers and (floor is None or found.value >= floor):
+                # Ties: the passage whose heading says what was asked is about it.
+                about = relevance.word_coverage(question, weights, p.hit.heading)
+                scored.append((found, about, rank, p))
+        scored.sort(key=lambda t: (-t[0].value, -t[1], t[2]))
+        return [(m, p) for m, _, _, p in scored]
+
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
         store = knowledge_store(self.deps.services)
         if store is None or not store.databases:
             raise SourceNotConfigured("no document database is loaded")
         try:
-            passages = await store.search_all(question, limit=10, mode="hybrid")
+            weights = await store.term_weights(question)
+            about = about_mnemolis(question)
+            bundled = BUNDLED_NAME in store.databases
+            names = store.user_databases() + ([BUNDLED_NAME] if about and bundled else [])
+            found = await self._relevant(store, question, names, weights)
+            memories = await store.memory_matches(question, weights, limit=3)
         except SourceError:
             raise
-        # A real embedding model may vouch for a passage that shares no words with the
-        # question; the hashing fallback cannot, so then the words must match.
-        embedder = current_embedder(self.deps.services)
-        trusted = getattr(embedder, "min_similarity", None) is None
-        relevant = [
-            p
-            for p in passages
-            if coverage(question, p.hit.content, p.hit.heading) >= MIN_COVERAGE
-            or (trusted and p.similarity is not None and p.similarity >= MODEL_SIMILARITY)
-        ]
-        if not relevant:
+        memory = next((m for _, m in memories if m.answers), None)
+        if not found and bundled and not about and memory is None:
+            # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
+            found = await self._relevant(store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK)
+        if not found:
             return SourceAnswer(source=self.name, answer="")
-        # The best file's passages first, in reading order; then the next best files.
-        best = relevant[0].source
-        picked = sorted((p for p in relevant if p.source == best), key=lambda p: p.hit.ord)
-        picked = (picked + [p for p in relevant if p.source != best])[:PASSAGES]
-        evidence: list[Evidence] = []
-        lines: list[str] = []
-        for p in picked:
-            title = Path(p.hit.path).name + (f" — {p.hit.heading}" if p.hit.heading else "")
-            evidence.append(
-                Evidence(
-                    source=self.name,
-                    title=f"{p.db}: {title}",
-                    text=p.hit.content,
-                    ref=p.source,
-                    score=p.score,
-                )
-            )
-            lines.append(f"From {p.db} / {title}:\n{clip(p.hit.content, PASSAGE_CHARS)}")
+        match, best = found[0]
+        if memory is not None and memory.value > match.value + MEMORY_MARGIN:
+            # A memory says it better than any document: the memory source answers.
+            return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
+        score = match.value
+        title = Path(best.hit.path).name + (f" — {best.hit.heading}" if best.hit.heading else "")
+        said = quote(question, weights, best.hit.heading, best.hit.content)
+        evidence = Evidence(
+            source=self.name,
+            title=f"{best.db}: {title}",
+            text=said,
+            ref=best.source,
+            score=best.score,
+            relevance=score,
+        )
         return SourceAnswer(
             source=self.name,
-            answer="\n\n".join(lines),
-            evidence=evidence,
-            data={"databases": sorted({p.db for p in picked})},
+            answer=f"{said} [1, {best.db}: {Path(best.hit.path).name}]",
+            evidence=[evidence],
+            data={"databases": [best.db], "relevance": round(score, 3)},
         )
