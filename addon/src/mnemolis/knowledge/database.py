@@ -143,6 +143,7 @@ class DocumentDatabase:
         self._generation = 0
         self._matrix: tuple[int, str, np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
         self.files_indexed = 0
+        self.chunk_count = 0
         self.indexing = False
         self.reembedding = False
         self.embed_pending = False
@@ -219,8 +220,11 @@ class DocumentDatabase:
         return self._writer
 
     def _refresh_counts(self) -> None:
-        row = self._w().execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        row = self._w().execute(
+            "SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE error IS NULL"
+        ).fetchone()
         self.files_indexed = int(row[0])
+        self.chunk_count = int(row[1])
 
     # --- indexing (worker thread only) ---------------------------------------
 
@@ -453,12 +457,15 @@ class DocumentDatabase:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")
             return fn(self._reader)
 
-    def small_enough(self, max_chunks: int) -> bool:
-        """Whether a search may run on the event loop: its vectors current in memory, and few.
+    def small_enough(self, max_chunks: int, *, vectors: bool = True) -> bool:
+        """Whether a search may run on the event loop: few chunks (and, for a search by
+        meaning, their vectors current in memory).
 
         The read lock is only ever held by other short reads of this same small
         database (writers have their own connection), so waiting for it is brief.
         """
+        if not vectors:
+            return self.chunk_count <= max_chunks
         cached = self._matrix
         return (
             cached is not None

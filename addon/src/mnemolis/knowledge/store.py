@@ -658,10 +658,8 @@ class KnowledgeStore:
                     out.append(([], []))
             return out
 
-        inline = (
-            semantic_on
-            and callable(getattr(embedder, "embed_sync", None))
-            and all(db.small_enough(INLINE_MAX_CHUNKS) for db in dbs)
+        inline = (not semantic_on or callable(getattr(embedder, "embed_sync", None))) and all(
+            db.small_enough(INLINE_MAX_CHUNKS, vectors=semantic_on) for db in dbs
         )
         return work() if inline else await asyncio.to_thread(work)
 

@@ -63,24 +63,24 @@ class LocalEmbedder(ThreadedModel):
             f"the embedding model {self.name} is not available",
         )
 
-    def _embed_now(self, texts: list[str]) -> tuple[list[list[float]], int]:
-        """Runs on the embedding thread: vectors plus the tokens they took."""
+    def _embed_now(self, texts: list[str], count: bool = True) -> tuple[list[list[float]], int]:
+        """Runs on the embedding thread: vectors plus the tokens they took (when counted)."""
         llama = self._llama
         vectors: list[list[float]] = []
         n_tokens = 0
         # One text per decode: a text's vector never depends on what it was
         # batched with, so a query and an indexed chunk with the same words match.
         for text in texts:
-            n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
-            row = llama.embed(text, normalize=True, truncate=True)
-            vectors.append([float(x) for x in row])
+            if count:  # only /v1/embeddings reports usage; indexing skips the extra pass
+                n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
+            vectors.append(llama.embed(text, normalize=True, truncate=True))
         return vectors, n_tokens
 
-    def _submit(self, texts: list[str], bounded: bool) -> Job:
+    def _submit(self, texts: list[str], bounded: bool, count: bool = True) -> Job:
         self._require_ready()
         if any(not isinstance(t, str) for t in texts):
             raise InvalidArgument("every input must be a string")
-        return self.worker.submit(lambda job: self._embed_now(texts), bounded=bounded)
+        return self.worker.submit(lambda job: self._embed_now(texts, count), bounded=bounded)
 
     async def embed_counted(self, texts: list[str]) -> tuple[list[list[float]], int]:
         """Vectors and the prompt tokens used (for ``/v1/embeddings`` usage)."""
@@ -103,7 +103,7 @@ class LocalEmbedder(ThreadedModel):
             return []
         if self.state == "loading" and self._loaded is not None:
             self._load_done_blocking()
-        job = self._submit(list(texts), bounded=False)
+        job = self._submit(list(texts), bounded=False, count=False)
         vectors, _ = job.future.result(timeout=600)
         return list(vectors)
 

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import SourceError, SourceNotConfigured
+from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
 from ..knowledge.registry import BUNDLED_NAME
 from ..models import Evidence, SourceAnswer
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 MIN_COVERAGE = relevance.ANSWERS
 # The bundled docs answer a question not about Mnemolis only when they plainly do.
 BUNDLED_FALLBACK = 0.85
-# A memory this much more relevant than the best passage answers instead.
-MEMORY_MARGIN = 0.05
 QUOTE_CHARS = 320  # a passage up to this long is quoted whole; longer: its best sentences
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 CANDIDATES = 10
@@ -78,11 +76,33 @@ def knowledge_store(services: dict[str, object]) -> KnowledgeStore | None:
     return store if isinstance(store, KnowledgeStore) else None
 
 
+_LINE_UNIT = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s|[^\s:|][^:\n|]{0,40}:\s+\S|.* \| ")
+
+
 def _units(text: str) -> list[str]:
-    """Lines, and the sentences of each line: what a quote is cut from."""
+    """Sentences, and the lines of lists, records and tables: what a quote is cut from.
+
+    Wrapped prose lines are joined first, so a sentence broken over two lines of
+    a Markdown or text file stays one sentence.
+    """
     out: list[str] = []
+    prose: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            out.extend(s.strip() for s in _SENTENCE.split(" ".join(prose)) if s.strip())
+            prose.clear()
+
     for line in text.splitlines():
-        out.extend(s.strip() for s in _SENTENCE.split(line.strip()) if s.strip())
+        line = line.strip()
+        if not line:
+            flush()
+        elif _LINE_UNIT.match(line):
+            flush()
+            out.append(line)
+        else:
+            prose.append(line)
+    flush()
     return out
 
 
@@ -174,9 +194,12 @@ class RagSource(Source):
             bundled = BUNDLED_NAME in store.databases
             names = store.user_databases() + ([BUNDLED_NAME] if about and bundled else [])
             found = await self._relevant(store, question, names, weights)
-            memories = await store.memory_matches(question, weights, limit=3)
         except SourceError:
             raise
+        try:
+            memories = await store.memory_matches(question, weights, limit=3)
+        except Unavailable:  # a broken memory store: the documents still answer
+            memories = []
         memory = next((m for _, m in memories if m.answers), None)
         if not found and bundled and not about and memory is None:
             # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
@@ -184,8 +207,9 @@ class RagSource(Source):
         if not found:
             return SourceAnswer(source=self.name, answer="")
         match, best = found[0]
-        if memory is not None and memory.value > match.value + MEMORY_MARGIN:
-            # A memory says it better than any document: the memory source answers.
+        if memory is not None and memory.value >= match.value:
+            # A memory says it as well as any document, or better: the memory source
+            # answers (what the household asked to remember is the more specific word).
             return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
         score = match.value
         title = Path(best.hit.path).name + (f" — {best.hit.heading}" if best.hit.heading else "")
