@@ -104,9 +104,7 @@ def _blocks(text: str) -> Iterator[_Block]:
             continue
         lead: list[str] = []
         items: list[list[str]] = []
-        records = all(
-            _RECORD.match(line) or _BULLET.match(line) or " | " in line for line in lines
-        )
+        records = all(_RECORD.match(line) or _BULLET.match(line) or " | " in line for line in lines)
         for line in lines:
             if _BULLET.match(line) or (records and len(lines) > 1):
                 items.append([line])
@@ -210,17 +208,23 @@ def chunk_sections(
                 heading = f"{heading} > {block.lead}" if heading else block.lead
             text = f"{pending}\n{block.text}" if pending else block.text
             pending = ""
-            if block.kind == "prose" and not block.lead and (
-                (len(text) <= LEAD_CHARS and not _ENDS_SENTENCE.search(text))
-                or (len(text) <= INTRO_CHARS and text.endswith(":"))
+            if (
+                block.kind == "prose"
+                and not block.lead
+                and (
+                    (len(text) <= LEAD_CHARS and not _ENDS_SENTENCE.search(text))
+                    or (len(text) <= INTRO_CHARS and text.endswith(":"))
+                )
             ):
                 pending = text
                 continue
             for piece in _split_long(text, max_chars):
                 chunks.append(Chunk(heading, piece))
         if pending:  # a lead with nothing after it ("See also" over a dropped list)
-            if chunks and chunks[-1].heading == _titled(section.heading, title) and (
-                len(chunks[-1].content) + len(pending) < max_chars
+            if (
+                chunks
+                and chunks[-1].heading == _titled(section.heading, title)
+                and (len(chunks[-1].content) + len(pending) < max_chars)
             ):
                 chunks[-1].content = f"{chunks[-1].content}\n{pending}"
             else:

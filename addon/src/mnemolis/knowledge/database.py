@@ -220,9 +220,11 @@ class DocumentDatabase:
         return self._writer
 
     def _refresh_counts(self) -> None:
-        row = self._w().execute(
-            "SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE error IS NULL"
-        ).fetchone()
+        row = (
+            self._w()
+            .execute("SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE error IS NULL")
+            .fetchone()
+        )
         self.files_indexed = int(row[0])
         self.chunk_count = int(row[1])
 
