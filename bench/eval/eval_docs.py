@@ -195,12 +195,18 @@ def pages_of(result: dict[str, Any], prefix: str) -> list[str]:
 async def wait_indexed(core: Mnemolis, name: str, embedded: bool, timeout: float) -> dict[str, Any]:
     """Wait until a database is indexed (and embedded by the model, when one is loaded)."""
     store = core.services["knowledge"]
+    model = core.services.get("embedder")
     deadline = time.monotonic() + timeout
     while True:
         await store.wait_idle()
         status: dict[str, Any] = await store.status(name)
         vectors = status.get("embedder", {}).get("vectors") or 0
         done = not status["indexing"] and not status["embedding"]
+        if embedded and model is not None and status["embedder"]["name"] != model.name:
+            # Indexed before the model was ready (the bundled docs at start): a search by
+            # meaning re-embeds it, as the server's watcher would.
+            await store.search_rag(name, "warm up", 1, "semantic")
+            done = False
         if done and (not embedded or vectors >= status["chunks"]):
             return status
         if time.monotonic() > deadline:

@@ -27,6 +27,8 @@ _BULLET = re.compile(r"\s*(?:[-*+\u2022\u2013]|\d{1,3}[.)]|[a-zA-Z][.)])\s+\S")
 _RECORD = re.compile(r"[^\s:|][^:\n|]{0,40}:\s+\S")
 _STEP = re.compile(r"\s*\d{1,3}[.)]\s+\S")
 _FENCE = re.compile(r"\s*(?:```|~~~)")
+_TABLE_ROW = re.compile(r"\|(.*\|.*)\|")
+_TABLE_RULE = re.compile(r"[\s|:\-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 
@@ -68,6 +70,11 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
                 yield lines, False
                 lines = []
             continue
+        row = _TABLE_ROW.fullmatch(line.strip())
+        if row:  # a Markdown table row reads as an HTML one: "a | b"; its rule says nothing
+            if _TABLE_RULE.fullmatch(row.group(1)):
+                continue
+            line = " | ".join(cell.strip() for cell in row.group(1).split("|"))
         lines.append(line.strip())
     if lines:
         yield lines, code
@@ -100,7 +107,7 @@ def _blocks(text: str) -> Iterator[_Block]:
         if code:
             body = "\n".join(lines).strip("\n")
             if body.strip():
-                yield _Block(body, "code")
+                yield _Block(f"```\n{body}\n```", "code")  # fenced: readers (and answers) see code
             continue
         lead: list[str] = []
         items: list[list[str]] = []
@@ -189,6 +196,32 @@ def _titled(heading: str, title: str) -> str:
     return f"{title} > {heading}" if heading else title
 
 
+def _split_code(text: str, max_chars: int) -> list[str] | None:
+    """A long code block in fenced pieces cut between lines (None: it fits as it is)."""
+    if len(text) <= max_chars:
+        return None
+    body = text.removeprefix("```\n").removesuffix("\n```")
+    room = max_chars - 8
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for line in body.split("\n"):
+        while len(line) > room:  # a single line longer than a chunk: cut it
+            if current:
+                pieces.append("\n".join(current))
+                current, size = [], 0
+            pieces.append(line[:room])
+            line = line[room:]
+        if current and size + 1 + len(line) > room:
+            pieces.append("\n".join(current))
+            current, size = [], 0
+        current.append(line)
+        size += len(line) + 1
+    if current:
+        pieces.append("\n".join(current))
+    return [f"```\n{p}\n```" for p in pieces if p.strip()]
+
+
 def chunk_sections(
     sections: list[Section], max_chars: int = MAX_CHARS, *, name: str = ""
 ) -> list[Chunk]:
@@ -217,6 +250,13 @@ def chunk_sections(
                 )
             ):
                 pending = text
+                continue
+            if block.kind == "code":
+                lead = text[: len(text) - len(block.text)]  # "Run this:\n" before the fence
+                room = max(max_chars - len(lead), max_chars // 2)
+                pieces = _split_code(block.text, room) or [block.text]
+                pieces[0] = lead + pieces[0]
+                chunks.extend(Chunk(heading, piece) for piece in pieces)
                 continue
             for piece in _split_long(text, max_chars):
                 chunks.append(Chunk(heading, piece))

@@ -55,6 +55,9 @@ EMBED_JOB_BUDGET = 256
 # Searches this small run on the event loop: a worker-thread hop costs more than
 # the search itself, and under load the hops queue (docs/benchmarks.md).
 INLINE_MAX_CHUNKS = 4000
+# Hybrid: the model's ranking counts fully, the keyword ranking half (it adds exact
+# names and codes the model misses; on natural questions the model ranks better).
+HYBRID_WEIGHTS = (0.5, 1.0)
 INLINE_MAX_MEMORIES = 500
 
 
@@ -672,6 +675,7 @@ class KnowledgeStore:
         fused = rrf(
             [[h.chunk_id for h in keyword], [h.chunk_id for h in semantic]],
             self.settings.routing.rrf_k,
+            HYBRID_WEIGHTS,
         )
         out = []
         for cid, score in fused[:limit]:
@@ -740,6 +744,7 @@ class KnowledgeStore:
         fused = rrf(
             [[(p.db, p.hit.chunk_id) for p in keyword], [(p.db, p.hit.chunk_id) for p in semantic]],
             self.settings.routing.rrf_k,
+            HYBRID_WEIGHTS,
         )
         out = []
         for k, score in fused[:limit]:
@@ -752,10 +757,14 @@ class KnowledgeStore:
         """Loaded databases holding the household's own files (not the bundled docs)."""
         return [name for name in self.databases if name != BUNDLED_NAME]
 
-    async def term_weights(self, question: str) -> dict[str, float]:
-        """Rarity of the question's words in the home's own documents and memories (IDF)."""
+    async def term_weights(
+        self, question: str, databases: list[str] | None = None
+    ) -> dict[str, float]:
+        """Rarity of the question's words in these databases (default: the household's own)
+        and the memories (IDF)."""
         words = list(relevance.content_words(question))
-        dbs = [self.databases[n] for n in self.user_databases()]
+        names = self.user_databases() if databases is None else databases
+        dbs = [self.databases[n] for n in names if n in self.databases]
 
         def counts(terms: list[str]) -> tuple[dict[str, int], int]:
             freq: dict[str, int] = {}

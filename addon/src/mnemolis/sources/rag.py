@@ -33,6 +33,10 @@ MIN_COVERAGE = relevance.ANSWERS
 # The bundled docs answer a question not about Mnemolis only when they plainly do.
 BUNDLED_FALLBACK = 0.85
 QUOTE_CHARS = 320  # a passage up to this long is quoted whole; longer: its best sentences
+QUOTE_MAX = 480  # the sentences quoted from a long passage stop before this length
+CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
+POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
+_POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\([^)\s]+\)")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 CANDIDATES = 10
 
@@ -107,29 +111,40 @@ def _units(text: str) -> list[str]:
 
 
 def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
-    """The part of a passage that answers: all of a short one, else its best sentences."""
+    """The part of a passage that answers: all of a short one, else its best sentences.
+
+    A short passage is quoted from its start, unless the sentence or line that
+    answers comes third or later: then from that one, so the first sentences —
+    what a voice reads — say the answer.
+    """
     text = content.strip()
-    if len(text) <= QUOTE_CHARS:
+    if "```" in text:  # code is quoted as it is written, cut between lines
+        if len(text) <= QUOTE_MAX:
+            return text
+        cut = text.rfind("\n", 0, QUOTE_MAX)
+        return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
+    units = _units(text)
+    scores = [relevance.word_coverage(question, weights, u) for u in units]
+    best = max(range(len(units)), key=lambda i: (scores[i], -i)) if units else 0
+    if len(text) <= QUOTE_CHARS and best < 2:
         last = heading.rsplit(" > ", 1)[-1].strip()
         if len(text) <= SHORT_RECORD and last and "\n" not in text and last not in text:
             return f"{last} — {text}"
         return text
-    units = _units(text)
     if len(units) <= 1:
         return clip(text, QUOTE_CHARS)
-    scores = [relevance.word_coverage(question, weights, u) for u in units]
-    best = max(range(len(units)), key=lambda i: (scores[i], -i))
     picked = [units[best]]
     length = len(units[best])
     for i in range(best + 1, len(units)):
-        # Continue while it still answers, or while the quote alone is too short to.
-        if length + 1 + len(units[i]) > QUOTE_CHARS:
+        # Whole sentences only: continue while it still answers, or while the quote
+        # alone is too short to.
+        if length + 1 + len(units[i]) > QUOTE_MAX:
             break
         if scores[i] <= 0 and length >= 120:
             break
         picked.append(units[i])
         length += 1 + len(units[i])
-    return clip(" ".join(picked), QUOTE_CHARS + 80)
+    return clip(" ".join(picked), QUOTE_MAX)
 
 
 class RagSource(Source):
@@ -180,19 +195,26 @@ class RagSource(Source):
             if found.answers and (floor is None or found.value >= floor):
                 # Ties: the passage whose heading says what was asked is about it.
                 about = relevance.word_coverage(question, weights, p.hit.heading)
-                scored.append((found, about, rank, p))
-        scored.sort(key=lambda t: (-t[0].value, -t[1], t[2]))
-        return [(m, p) for m, _, _, p in scored]
+                weight = 1.0
+                if p.hit.content.startswith("```"):
+                    weight = CODE_WEIGHT
+                elif _POINTER.match(p.hit.content):
+                    weight = POINTER_WEIGHT
+                scored.append((found, weight * found.value, about, rank, p))
+        scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
+        return [(m, p) for m, _, _, _, p in scored]
 
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
         store = knowledge_store(self.deps.services)
         if store is None or not store.databases:
             raise SourceNotConfigured("no document database is loaded")
         try:
-            weights = await store.term_weights(question)
             about = about_mnemolis(question)
             bundled = BUNDLED_NAME in store.databases
             names = store.user_databases() + ([BUNDLED_NAME] if about and bundled else [])
+            # Words weigh by their rarity where they are looked for ("mnemolis" is common in
+            # Mnemolis's docs, unheard of in a boiler manual).
+            weights = await store.term_weights(question, names)
             found = await self._relevant(store, question, names, weights)
         except SourceError:
             raise
@@ -203,6 +225,7 @@ class RagSource(Source):
         memory = next((m for _, m in memories if m.answers), None)
         if not found and bundled and not about and memory is None:
             # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
+            weights = await store.term_weights(question, [BUNDLED_NAME])
             found = await self._relevant(store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK)
         if not found:
             return SourceAnswer(source=self.name, answer="")
