@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sqlite3
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from mnemolis.knowledge.chunking import MAX_CHARS, chunk_sections
+from mnemolis.knowledge.database import DocumentDatabase
 from mnemolis.knowledge.parsing import (
     ParseError,
     Section,
@@ -256,3 +258,49 @@ def test_chunking_never_loses_words(text: str) -> None:
     for word in text.split():
         if word.strip("#`~") and not word.startswith("#") and word not in " ".join(fences):
             assert word in kept or any(word in c.content for c in chunks), word
+
+
+def test_an_index_of_an_older_format_is_rechunked_from_its_files(tmp_path: Path) -> None:
+    """An index written before structural chunks and stemming is rebuilt, not left stale."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    note = folder / "house-notes.txt"
+    note.write_text(HOUSE_NOTES, encoding="utf-8")
+    data = tmp_path / "db"
+    data.mkdir()
+    st = note.stat()
+    old = sqlite3.connect(data / "data.db")
+    old.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER"
+        " NOT NULL, mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL, chunks INTEGER NOT NULL"
+        " DEFAULT 0, error TEXT, indexed_at REAL NOT NULL);"
+        "CREATE TABLE chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, ord INTEGER"
+        " NOT NULL, heading TEXT NOT NULL DEFAULT '', content TEXT NOT NULL);"
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5(content, heading, content='chunks',"
+        " content_rowid='id', tokenize='unicode61 remove_diacritics 2');"
+        "CREATE TABLE vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);"
+    )
+    old.execute(
+        "INSERT INTO files VALUES (1, 'house-notes.txt', ?, ?, 'h', 1, NULL, 0)",
+        (st.st_size, st.st_mtime_ns),
+    )
+    old.execute("INSERT INTO chunks VALUES (1, 1, 0, '', ?)", (HOUSE_NOTES,))  # the whole note
+    old.execute("INSERT INTO chunks_fts(rowid, content, heading) VALUES (1, ?, '')", (HOUSE_NOTES,))
+    old.commit()
+    old.close()
+
+    class Never:
+        def is_set(self) -> bool:
+            return False
+
+    db = DocumentDatabase("notes", folder, data)
+    db.open()
+    try:
+        report = db.scan(Never())
+        assert report.indexed == 1  # unchanged on disk, re-read all the same
+        hits = db.search_keyword("collecting bins", 5)  # stemmed: "collected"
+        assert hits and "Tuesday" in hits[0].content
+        assert all("tulip" not in h.content for h in hits)  # no longer the whole note
+    finally:
+        db.close()
