@@ -58,6 +58,7 @@ END;
 CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 """
 
+TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
 # Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
 # rebuilt from the files (2: structural chunks, file names in headings, porter stems).
 INDEX_FORMAT = "2"
@@ -505,20 +506,43 @@ class DocumentDatabase:
         return self._alive(self._read(run))
 
     def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
-        """How many chunks hold each (folded) term, and how many chunks there are."""
+        """How many chunks hold each term (as the index stems it), and how many chunks there are.
+
+        The words are stemmed by FTS5 itself (a scratch table with the index's
+        tokenizer), so "dishwasher" is looked up as the index stores it.
+        """
 
         def run(conn: sqlite3.Connection) -> tuple[dict[str, int], int]:
             conn.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
                 "USING fts5vocab(main, chunks_fts, row)"
             )
-            marks = ",".join("?" * len(terms))
-            rows = conn.execute(
-                f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})",  # noqa: S608
-                terms,
-            ).fetchall()
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w, {TOKENIZER})"
+            )
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems "
+                "USING fts5vocab(temp, query_words, instance)"
+            )
+            conn.execute("DELETE FROM temp.query_words")
+            conn.executemany(
+                "INSERT INTO temp.query_words(rowid, w) VALUES (?, ?)",
+                [(i, t) for i, t in enumerate(terms, start=1)],
+            )
+            stems: dict[int, str] = {}
+            for doc, term in conn.execute("SELECT doc, term FROM temp.query_stems"):
+                stems.setdefault(int(doc), str(term))
+            wanted = sorted(set(stems.values()))
+            marks = ",".join("?" * len(wanted))
+            found = dict(
+                conn.execute(
+                    f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})",  # noqa: S608
+                    wanted,
+                ).fetchall()
+            )
             total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-            return {str(t): int(d) for t, d in rows}, int(total)
+            out = {t: int(found.get(stems.get(i, ""), 0)) for i, t in enumerate(terms, start=1)}
+            return {t: n for t, n in out.items() if n}, int(total)
 
         if not terms:
             return {}, 0

@@ -88,15 +88,31 @@ def idf_weights(
     return {w: math.log1p(max(total, 1) / (1 + freq.get(w, 0))) for w in wanted}
 
 
-def word_coverage(question: str, weights: Mapping[str, float] | None, *texts: str) -> float:
-    """Weighted share of the question's content words found (by stem) in the texts."""
+# A word found only in the heading (or a memory's tags) counts this much: the heading
+# says which document, the text must say the answer (every chunk of
+# dishwasher-warranty.txt is headed "dishwasher warranty").
+CONTEXT_SHARE = 0.5
+
+
+def word_coverage(
+    question: str, weights: Mapping[str, float] | None, text: str, *context: str
+) -> float:
+    """Weighted share of the question's content words found (by stem) in the text,
+    words only in the context (heading, tags) counting ``CONTEXT_SHARE``."""
     wanted = content_words(question)
     if not wanted:
         return 0.0
-    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    have = words_of(text)
+    around: frozenset[str] = frozenset().union(*(words_of(t) for t in context))
     given = weights or {}
     total = sum(given.get(w, 1.0) for w in wanted)
-    found = sum(given.get(w, 1.0) for w in wanted if stem(w) in have)
+    found = 0.0
+    for w in wanted:
+        key = stem(w)
+        if key in have:
+            found += given.get(w, 1.0)
+        elif key in around:
+            found += CONTEXT_SHARE * given.get(w, 1.0)
     return found / total if total else 0.0
 
 
@@ -134,6 +150,8 @@ def match(
     *,
     model: bool = False,
 ) -> Match:
-    """Word coverage, plus the model's meaning when a real model ranked the texts."""
-    words = word_coverage(question, weights, *texts)
+    """Word coverage (the first text; the others are its context), plus the model's
+    meaning when a real model ranked it."""
+    text, *context = list(texts) or [""]
+    words = word_coverage(question, weights, text, *context)
     return Match(words, meaning(similarity) if model else None)

@@ -36,7 +36,10 @@ QUOTE_CHARS = 320  # a passage up to this long is quoted whole; longer: its best
 QUOTE_MAX = 480  # the sentences quoted from a long passage stop before this length
 CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
-_POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\([^)\s]+\)")
+STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
+_HOW = re.compile(r"\s*how (?:do|can|should|would|could) (?:i|we|you)\b", re.IGNORECASE)
+_STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
+_POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 CANDIDATES = 10
 
@@ -52,15 +55,18 @@ MNEMOLIS_WORDS = frozenset(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
 
 
+_MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
+
+
 def about_mnemolis(question: str) -> bool:
     """Whether the question names Mnemolis or one of its own parts."""
-    words = relevance.words_of(question.replace("add-on", "addon"))
-    return not words.isdisjoint(MNEMOLIS_WORDS)
+    words = relevance.words_of(question.lower().replace("add-on", "addon"))
+    return not words.isdisjoint(_MNEMOLIS_STEMS)
 
 
 def coverage(query: str, *texts: str) -> float:
     """Share of the question's content words that appear in the texts (unweighted)."""
-    return relevance.word_coverage(query, None, *texts)
+    return relevance.word_coverage(query, None, " ".join(texts))
 
 
 def clip(text: str, limit: int) -> str:
@@ -187,8 +193,13 @@ class RagSource(Source):
             question, limit=CANDIDATES, mode="hybrid", databases=names
         )
         model = store.model_embedder()
+        how = _HOW.match(question) is not None
+        files = {Path(p.hit.path).name for p in passages}
         scored = []
         for rank, p in enumerate(passages):
+            pointer = _POINTER.match(p.hit.content)
+            if pointer and Path(pointer.group(1).split("#")[0]).name in files:
+                continue  # a link to a page whose own passages are here: quote those
             found = relevance.match(
                 question, weights, [p.hit.content, p.hit.heading], p.similarity, model=model
             )
@@ -198,8 +209,10 @@ class RagSource(Source):
                 weight = 1.0
                 if p.hit.content.startswith("```"):
                     weight = CODE_WEIGHT
-                elif _POINTER.match(p.hit.content):
+                elif pointer:
                     weight = POINTER_WEIGHT
+                elif how and _STEPS.search(p.hit.content):
+                    weight = STEPS_WEIGHT
                 scored.append((found, weight * found.value, about, rank, p))
         scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
         return [(m, p) for m, _, _, _, p in scored]
