@@ -88,22 +88,22 @@ def idf_weights(
     return {w: math.log1p(max(total, 1) / (1 + freq.get(w, 0))) for w in wanted}
 
 
-# A word found only in the heading (or a memory's tags) counts this much: the heading
-# says which document, the text must say the answer (every chunk of
-# dishwasher-warranty.txt is headed "dishwasher warranty").
+# A word found only in the file's name (which heads every chunk of the file, e.g.
+# "dishwasher warranty") counts this much: it says which document, the passage
+# and its own section heading must say the answer.
 CONTEXT_SHARE = 0.5
 
 
 def word_coverage(
-    question: str, weights: Mapping[str, float] | None, text: str, *context: str
+    question: str, weights: Mapping[str, float] | None, *texts: str, weak: Iterable[str] = ()
 ) -> float:
-    """Weighted share of the question's content words found (by stem) in the text,
-    words only in the context (heading, tags) counting ``CONTEXT_SHARE``."""
+    """Weighted share of the question's content words found (by stem) in the texts;
+    a word found only in the ``weak`` texts counts ``CONTEXT_SHARE``."""
     wanted = content_words(question)
     if not wanted:
         return 0.0
-    have = words_of(text)
-    around: frozenset[str] = frozenset().union(*(words_of(t) for t in context))
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    around: frozenset[str] = frozenset().union(*(words_of(t) for t in weak))
     given = weights or {}
     total = sum(given.get(w, 1.0) for w in wanted)
     found = 0.0
@@ -149,9 +149,9 @@ def match(
     similarity: float | None = None,
     *,
     model: bool = False,
+    weak: Iterable[str] = (),
 ) -> Match:
-    """Word coverage (the first text; the others are its context), plus the model's
-    meaning when a real model ranked it."""
-    text, *context = list(texts) or [""]
-    words = word_coverage(question, weights, text, *context)
+    """Word coverage of the texts (``weak`` ones counting less), plus the model's
+    meaning when a real model ranked them."""
+    words = word_coverage(question, weights, *texts, weak=weak)
     return Match(words, meaning(similarity) if model else None)

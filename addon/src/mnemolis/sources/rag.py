@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
+from ..knowledge.chunking import file_title
 from ..knowledge.registry import BUNDLED_NAME
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceHealth
@@ -66,7 +67,7 @@ def about_mnemolis(question: str) -> bool:
 
 def coverage(query: str, *texts: str) -> float:
     """Share of the question's content words that appear in the texts (unweighted)."""
-    return relevance.word_coverage(query, None, " ".join(texts))
+    return relevance.word_coverage(query, None, *texts)
 
 
 def clip(text: str, limit: int) -> str:
@@ -87,6 +88,16 @@ def knowledge_store(services: dict[str, object]) -> KnowledgeStore | None:
 
 
 _LINE_UNIT = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s|[^\s:|][^:\n|]{0,40}:\s+\S|.* \| ")
+
+
+def _split_title(heading: str, path: str) -> tuple[str, str]:
+    """(the section heading, the file-name words heading every chunk of the file)."""
+    title = file_title(path)
+    if title and heading == title:
+        return "", title
+    if title and heading.startswith(f"{title} > "):
+        return heading[len(title) + 3 :], title
+    return heading, ""
 
 
 def _units(text: str) -> list[str]:
@@ -200,8 +211,9 @@ class RagSource(Source):
             pointer = _POINTER.match(p.hit.content)
             if pointer and Path(pointer.group(1).split("#")[0]).name in files:
                 continue  # a link to a page whose own passages are here: quote those
+            section, title = _split_title(p.hit.heading, p.hit.path)
             found = relevance.match(
-                question, weights, [p.hit.content, p.hit.heading], p.similarity, model=model
+                question, weights, [p.hit.content, section], p.similarity, model=model, weak=[title]
             )
             if found.answers and (floor is None or found.value >= floor):
                 # Ties: the passage whose heading says what was asked is about it.
