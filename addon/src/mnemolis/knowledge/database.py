@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .chunking import chunk_sections
+from .chunking import chunk_sections, embedding_text
 from .embedder import Vector, embed_blocking
 from .parsing import (
     MAX_FILE_BYTES,
@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, heading, content='chunks', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2'
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, heading) VALUES (new.id, new.content, new.heading);
@@ -71,6 +71,10 @@ CREATE TABLE IF NOT EXISTS file_cuts (
 """
 
 RANK = "bm25(1.0, 2.0)"  # a word in the heading path weighs twice as much as in the text
+TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
+# Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
+# rebuilt from the files (2: structural chunks, file names in headings, porter stems).
+INDEX_FORMAT = "2"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 
@@ -220,6 +224,7 @@ class DocumentDatabase:
         self._file_id: tuple[int, int] | None = None
         self._matrix: tuple[int, str, np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
         self.files_indexed = 0
+        self.chunk_count = 0
         self.indexing = False
         #: Scans asked for and not yet started: a database just registered is
         #: "indexing" from the start, not "ready" with no files until the worker comes.
@@ -241,6 +246,7 @@ class DocumentDatabase:
         opened.append(writer)
         try:
             writer.executescript(SCHEMA)
+            self._upgrade(writer)
             writer.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('created_at', ?)",
                 (str(time.time()),),
@@ -268,6 +274,26 @@ class DocumentDatabase:
         self._writer, self._reader, self._probe = writer, reader, probe
         self._file_id = _file_id(self.db_path)
         self.files_indexed = int(row[0])
+
+    @staticmethod
+    def _upgrade(conn: sqlite3.Connection) -> None:
+        """An index of an older format keeps its files' list but is re-chunked from them."""
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if row is not None and row[0] == INDEX_FORMAT:
+            return
+        with transaction(conn):
+            if row is not None or conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
+                conn.execute("DROP TRIGGER IF EXISTS chunks_ai")
+                conn.execute("DROP TRIGGER IF EXISTS chunks_ad")
+                conn.execute("DROP TABLE IF EXISTS chunks_fts")
+                conn.execute("DELETE FROM vectors")
+                conn.execute("DELETE FROM chunks")
+                # size -1 and no hash: the next scan reads and chunks every file again.
+                conn.execute("UPDATE files SET size = -1, hash = '', chunks = 0")
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('format', ?)", (INDEX_FORMAT,)
+            )
+        conn.executescript(SCHEMA)
 
     def close(self) -> None:
         """Close both connections (after the worker has stopped using them)."""
@@ -330,8 +356,13 @@ class DocumentDatabase:
         return self._writer
 
     def _refresh_counts(self) -> None:
-        row = self._w().execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        row = (
+            self._w()
+            .execute("SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE error IS NULL")
+            .fetchone()
+        )
         self.files_indexed = int(row[0])
+        self.chunk_count = int(row[1])
 
     # --- indexing (worker thread only) ---------------------------------------
 
@@ -472,7 +503,7 @@ class DocumentDatabase:
         try:
             parsed = read_document(real.name, raw, self.limits, stop.is_set)
             del raw  # the bytes of a big file are not needed while chunking
-            chunks = chunk_sections(parsed.sections)
+            chunks = chunk_sections(parsed.sections, name=real.name)
         except Interrupted:
             return  # stopping: the file keeps its old chunks, the next scan redoes it
         except ParseError as err:
@@ -573,7 +604,7 @@ class DocumentDatabase:
             if not rows:
                 break
             after = rows[-1][0]
-            texts = [f"{h}\n{c}" if h else c for _, h, c in rows]
+            texts = [embedding_text(h, c) for _, h, c in rows]
             vectors = embed_blocking(embedder, texts, loop)
             with transaction(conn):
                 # A chunk replaced meanwhile is skipped: only live chunk ids get vectors.
@@ -618,12 +649,15 @@ class DocumentDatabase:
                     stale.close()
                 return fn(self._reader)
 
-    def small_enough(self, max_chunks: int) -> bool:
-        """Whether a search may run on the event loop: its vectors current in memory, and few.
+    def small_enough(self, max_chunks: int, *, vectors: bool = True) -> bool:
+        """Whether a search may run on the event loop: few chunks (and, for a search by
+        meaning, their vectors current in memory).
 
         The read lock is only ever held by other short reads of this same small
         database (writers have their own connection), so waiting for it is brief.
         """
+        if not vectors:
+            return self.chunk_count <= max_chunks
         cached = self._matrix
         return (
             cached is not None
@@ -660,6 +694,50 @@ class DocumentDatabase:
 
         return self._alive(self._read(run))
 
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each term (as the index stems it), and how many chunks there are.
+
+        The words are stemmed by FTS5 itself (a scratch table with the index's
+        tokenizer), so "dishwasher" is looked up as the index stores it.
+        """
+
+        def run(conn: sqlite3.Connection) -> tuple[dict[str, int], int]:
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
+                "USING fts5vocab(main, chunks_fts, row)"
+            )
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w, {TOKENIZER})"
+            )
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems "
+                "USING fts5vocab(temp, query_words, instance)"
+            )
+            conn.execute("DELETE FROM temp.query_words")
+            conn.executemany(
+                "INSERT INTO temp.query_words(rowid, w) VALUES (?, ?)",
+                [(i, t) for i, t in enumerate(terms, start=1)],
+            )
+            stems: dict[int, str] = {}
+            for doc, term in conn.execute("SELECT doc, term FROM temp.query_stems"):
+                stems.setdefault(int(doc), str(term))
+            wanted = sorted(set(stems.values()))
+            marks = ",".join("?" * len(wanted))
+            found = dict(
+                conn.execute(
+                    f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})",  # noqa: S608
+                    wanted,
+                ).fetchall()
+            )
+            total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            out = {t: int(found.get(stems.get(i, ""), 0)) for i, t in enumerate(terms, start=1)}
+            return {t: n for t, n in out.items() if n}, int(total)
+
+        if not terms:
+            return {}, 0
+        out: tuple[dict[str, int], int] = self._read(run)
+        return out
+
     def _vectors(self) -> tuple[str, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         generation = self.generation
         cached = self._matrix
@@ -680,6 +758,11 @@ class DocumentDatabase:
         id_arr = np.asarray(ids, dtype=np.int64)
         self._matrix = (generation, name, matrix, id_arr)
         return name, matrix, id_arr
+
+    def embedder_name(self) -> str:
+        """The embedder the stored vectors came from ('' before any)."""
+        row = self._w().execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        return str(row[0]) if row else ""
 
     def embedded_with(self) -> tuple[str, int]:
         """The embedder name the stored vectors came from, and how many there are."""

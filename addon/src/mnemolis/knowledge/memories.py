@@ -486,6 +486,25 @@ class MemoryStore:
         return [self._row(r, -float(r[6])) for r in rows]
 
     @_guard
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many memories hold each (folded) term, and how many memories there are."""
+        if not terms:
+            return {}, 0
+        marks = ",".join("?" * len(terms))
+        with self._lock:
+            conn = self._db()
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
+                "USING fts5vocab(main, memories_fts, row)"
+            )
+            rows = conn.execute(
+                f"SELECT term, doc FROM temp.memories_vocab WHERE term IN ({marks})",
+                terms,
+            ).fetchall()
+            total = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        return {str(t): int(d) for t, d in rows}, int(total)
+
+    @_guard
     def semantic(
         self, embedder: str, vec: Vector, tags: list[str], statuses: list[str], limit: int
     ) -> list[Memory]:

@@ -111,52 +111,136 @@ def markdown_sections(text: str) -> list[Section]:
 
 
 class _HTMLText(HTMLParser):
-    """Visible text of an HTML page as Markdown-ish lines (headings kept)."""
+    """Visible text of an HTML page as Markdown-ish lines (headings, items, code kept).
+
+    Navigation, search boxes and footers are left out, and when the page marks
+    its main content (``<main>`` or ``role="main"``) only that is kept, as a
+    browser's reader view does: the sidebar of every page would otherwise match
+    the names of every other page. Whitespace inside text is HTML's (a line
+    break in the source is a space); each block element starts a line, list
+    items start with ``- ``, table cells are joined with `` | `` and ``<pre>``
+    becomes a fenced block (so a ``# comment`` in code is not a heading). A line
+    that is nothing but a link (a table of contents, "see also" lists) is
+    navigation too and is left out.
+    """
 
     _BLOCK = frozenset(
-        {"p", "div", "li", "br", "tr", "section", "article", "table", "ul", "ol", "pre", "hr"}
-        | {"blockquote", "dd", "dt", "header", "footer", "main", "nav", "aside", "td", "th"}
+        {"p", "div", "li", "br", "tr", "section", "article", "table", "ul", "ol", "hr"}
+        | {"blockquote", "dd", "dt", "header", "main", "aside", "caption", "figcaption"}
     )
+    _PARAGRAPH = frozenset({"p", "div", "section", "article", "table", "ul", "ol", "blockquote"})
     _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+    _AROUND = frozenset({"nav", "footer"})
+    _AROUND_ROLES = frozenset({"navigation", "search", "banner", "contentinfo"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.main: list[str] = []
         self.skip = 0
+        self.pre = 0
         self.heading: int | None = None
         self.title = ""
         self._in_title = False
+        self._around: tuple[str, int] | None = None  # (tag, nesting) of a nav/footer region
+        self._main: tuple[str, int] | None = None  # (tag, nesting) of the main region
+        self._lists: list[list[int]] = []  # per open list: [items so far] (-1: bulleted)
+        self._links = 0  # open <a href> elements: their text is marked
+
+    def _emit(self, text: str) -> None:
+        self.parts.append(text)
+        if self._main is not None:
+            self.main.append(text)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "title":
             self._in_title = True
+        if self._around is not None:
+            if tag == self._around[0]:
+                self._around = (tag, self._around[1] + 1)
+            return
+        role = next((v for k, v in attrs if k == "role"), None)
+        if tag in self._AROUND or role in self._AROUND_ROLES:
+            self._around = (tag, 1)
+            return
+        if self._main is not None and tag == self._main[0]:
+            self._main = (tag, self._main[1] + 1)
+        elif self._main is None and not self.main and (tag == "main" or role == "main"):
+            self._main = (tag, 1)
         if tag in self._SKIP:
             self.skip += 1
         elif re.fullmatch(r"h[1-6]", tag):
             self.heading = int(tag[1])
-            self.parts.append("\n\n" + "#" * self.heading + " ")
+            self._emit("\n\n" + "#" * self.heading + " ")
+        elif tag == "pre":
+            self.pre += 1
+            self._emit("\n\n```\n")
+        elif tag in ("ol", "ul"):
+            self._lists.append([0 if tag == "ol" else -1])
+            self._emit("\n\n")
+        elif tag == "li":
+            counter = self._lists[-1] if self._lists else [-1]
+            if counter[0] >= 0:
+                counter[0] += 1
+                self._emit(f"\n{counter[0]}. ")
+            else:
+                self._emit("\n- ")
+        elif tag in ("td", "th"):
+            self._emit(" | ")
+        elif tag == "a" and any(k == "href" for k, _ in attrs):
+            self._links += 1
         elif tag in self._BLOCK:
-            self.parts.append("\n\n" if tag in ("p", "div", "section", "article") else "\n")
+            self._emit("\n\n" if tag in self._PARAGRAPH else "\n")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
             self._in_title = False
+        if self._around is not None:
+            if tag == self._around[0]:
+                depth = self._around[1] - 1
+                self._around = (tag, depth) if depth else None
+            return
         if tag in self._SKIP:
             self.skip = max(0, self.skip - 1)
         elif re.fullmatch(r"h[1-6]", tag):
             self.heading = None
-            self.parts.append("\n\n")
+            self._emit("\n\n")
+        elif tag == "pre":
+            self.pre = max(0, self.pre - 1)
+            self._emit("\n```\n\n")
+        elif tag in ("ol", "ul"):
+            if self._lists:
+                self._lists.pop()
+            self._emit("\n\n")
+        elif tag == "a" and self._links:
+            self._links -= 1
         elif tag in self._BLOCK:
-            self.parts.append("\n")
+            self._emit("\n\n" if tag in self._PARAGRAPH else "\n")
+        if self._main is not None and tag == self._main[0]:
+            depth = self._main[1] - 1
+            self._main = (tag, depth) if depth else None
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title += data
-        if self.skip:
+        if self.skip or self._around is not None:
             return
-        if self.heading is not None:
-            data = " ".join(data.split())
-        self.parts.append(data)
+        data = data.replace("\u00b6", "")  # Sphinx's permalink pilcrows
+        if not self.pre:
+            data = re.sub(r"\s+", " ", data)
+        if self._links and data.strip() and not self.pre:
+            data = f"{_LINK_OPEN}{data}{_LINK_CLOSE}"
+        self._emit(data)
+
+
+_LINK_OPEN, _LINK_CLOSE = "\x02", "\x03"  # around link text until the links-only lines go
+_LINK_ONLY = re.compile(
+    r"^(?:- |\d+\. )?(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*\x02[^\x03\n]*\x03"
+    r"(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*$",
+    re.M,
+)
+_ITEM_ALONE = re.compile(r"^(- |\d+\. ) *\n+(?=\S)", re.M)  # "<li><p>text": one line
+_CELL_START = re.compile(r"^ ?\| ", re.M)
 
 
 def html_to_markdown(text: str) -> str:
@@ -164,9 +248,16 @@ def html_to_markdown(text: str) -> str:
     parser = _HTMLText()
     parser.feed(text)
     parser.close()
-    body = "".join(parser.parts)
+    body = "".join(parser.main or parser.parts)
     body = re.sub(r"[ \t\r\f\v]+", " ", body)
     body = re.sub(r" *\n *", "\n", body)
+    body = _ITEM_ALONE.sub(r"\1", body)
+    body = _LINK_ONLY.sub("", body).replace(_LINK_OPEN, "").replace(_LINK_CLOSE, "")
+    body = re.sub(r" *\n *", "\n", body)
+    body = _ITEM_ALONE.sub(r"\1", body)
+    body = _CELL_START.sub("", body)
+    body = re.sub(r"^(?:-|\d+\.) *$", "", body, flags=re.M)
+    body = re.sub(r"\n\n+(?=(?:- |\d+\. )\S)", "\n", body)  # a list's items stay together
     body = re.sub(r"\n{3,}", "\n\n", body).strip()
     title = " ".join(parser.title.split())
     if title and not body.startswith("#"):
@@ -298,13 +389,92 @@ def read_document(
     text = _capped(text, limits, notes)
     if suffix in (".md", ".markdown"):
         return Parsed(markdown_sections(text), notes)
-    body = text.strip()
-    return Parsed([Section("", body)] if body else [], notes)
+    return Parsed(text_sections(text), notes)
 
 
 def parse_document(name: str, raw: bytes) -> list[Section]:
     """Sections of one file by its type (default limits); raises ParseError with a reason."""
     return read_document(name, raw).sections
+
+
+_UNDERLINE = re.compile(r"(?:=+|-+|~+|\*+|\^+|#+)")
+_TITLE_END = re.compile(r"[.,;:!?)\]]$")
+# A line ending in one of these continues on the next line (hard-wrapped prose).
+_CONTINUES = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+    ]
+)
+
+
+def title_line(line: str, after: str) -> bool:
+    """A heading line in text without markup: short, no sentence or record in it.
+
+    "Wifi", "BINS" or "Chirping" over the lines they head. A line ending in "the",
+    "in", "and" … continues a wrapped sentence, and a lower-case next line
+    continues it too, so neither is a heading.
+    """
+    words = line.split()
+    if not words or len(line) > 40 or len(words) > 5 or not line[0].isalnum():
+        return False
+    if _TITLE_END.search(line) or ": " in line or " | " in line:
+        return False
+    if words[-1].lower() in _CONTINUES:
+        return False
+    return not after or not after[:1].islower()
+
+
+def text_sections(text: str) -> list[Section]:
+    """Plain text split at its heading lines (short lines opening a paragraph)."""
+    sections: list[Section] = []
+    heading = ""
+    lines: list[str] = []
+    source = text.replace("\r\n", "\n").split("\n")
+
+    def flush() -> None:
+        body = "\n".join(lines).strip()
+        if body:
+            sections.append(Section(heading, body))
+        lines.clear()
+
+    previous_blank = True
+    i = 0
+    while i < len(source):
+        line = source[i].strip()
+        after = source[i + 1].strip() if i + 1 < len(source) else ""
+        if line and previous_blank and _UNDERLINE.fullmatch(after) and len(after) >= 3:
+            flush()
+            heading = line
+            i += 2
+            previous_blank = True
+            continue
+        capitals = line.isupper() and not after  # "WARRANTY RECORD" over what follows
+        if line and previous_blank and (after or capitals) and title_line(line, after):
+            flush()
+            heading = line
+            i += 1
+            previous_blank = False
+            continue
+        lines.append(source[i])
+        previous_blank = not line
+        i += 1
+    flush()
+    return sections
 
 
 def document_text(name: str, raw: bytes) -> str:

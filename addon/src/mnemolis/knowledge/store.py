@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
+from . import relevance
 from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, corrupt
 from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
@@ -60,6 +61,9 @@ EMBED_JOB_BUDGET = 256
 # Searches this small run on the event loop: a worker-thread hop costs more than
 # the search itself, and under load the hops queue (docs/benchmarks.md).
 INLINE_MAX_CHUNKS = 4000
+# Hybrid: the model's ranking counts fully, the keyword ranking half (it adds exact
+# names and codes the model misses; on natural questions the model ranks better).
+HYBRID_WEIGHTS = (0.5, 1.0)
 INLINE_MAX_MEMORIES = 500
 
 
@@ -850,10 +854,21 @@ class KnowledgeStore:
             if not db.embed_pending:
                 db.reembedding = False
 
+    def _model_expected(self) -> bool:
+        """Whether an embedding model is configured (``auto`` or a file), not turned off."""
+        spec = (self.settings.llm.embedding_model or "auto").strip().lower()
+        return spec not in ("off", "none")
+
     def _embed_step(self, db: DocumentDatabase) -> None:
         """Embed missing chunks; a model works in slices so other jobs interleave."""
         embedder = current_embedder(self.services)
-        budget = None if isinstance(embedder, HashingEmbedder) else EMBED_JOB_BUDGET
+        fallback = isinstance(embedder, HashingEmbedder)
+        previous = db.embedder_name()
+        if fallback and previous and previous != embedder.name and self._model_expected():
+            # A model's vectors are not replaced by the hashing fallback while a model is
+            # configured (a CLI without it, a server still loading it): new chunks wait.
+            return
+        budget = None if fallback else EMBED_JOB_BUDGET
         halt = self._halt(db)
         done = db.embed_missing(embedder, self._loop, halt, budget)
         db.embed_pending = budget is not None and done >= budget and not halt.is_set()
@@ -886,11 +901,15 @@ class KnowledgeStore:
         for by name) a database that fails is a 503 saying why.
         """
         embedder = current_embedder(self.services)
-        semantic_on = mode in ("semantic", "hybrid")
+        # Without a model, "semantic" is feature hashing: shared words again, noise in a
+        # fusion with the keyword ranking. Hybrid is then the keyword ranking alone.
+        semantic_on = mode == "semantic" or (
+            mode == "hybrid" and not isinstance(embedder, HashingEmbedder)
+        )
         vec = None
         if semantic_on and not callable(getattr(embedder, "embed_sync", None)):
             vec = (await embed_async(embedder, [q]))[0]
-        floor = float(getattr(embedder, "min_similarity", 0.0))
+        floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
 
         def one(db: DocumentDatabase, qvec: Any) -> tuple[list[Hit], list[Hit]]:
             keyword = db.search_keyword(q, fetch) if mode in ("keyword", "hybrid") else []
@@ -921,10 +940,8 @@ class KnowledgeStore:
                     out.append(([], []))
             return out
 
-        inline = (
-            semantic_on
-            and callable(getattr(embedder, "embed_sync", None))
-            and all(db.small_enough(INLINE_MAX_CHUNKS) for db in dbs)
+        inline = (not semantic_on or callable(getattr(embedder, "embed_sync", None))) and all(
+            db.small_enough(INLINE_MAX_CHUNKS, vectors=semantic_on) for db in dbs
         )
         return work() if inline else await asyncio.to_thread(work)
 
@@ -937,6 +954,7 @@ class KnowledgeStore:
         fused = rrf(
             [[h.chunk_id for h in keyword], [h.chunk_id for h in semantic]],
             self.settings.routing.rrf_k,
+            HYBRID_WEIGHTS,
         )
         out = []
         for cid, score in fused[:limit]:
@@ -946,7 +964,8 @@ class KnowledgeStore:
 
     async def _passages(self, db: DocumentDatabase, q: str, limit: int, mode: str) -> list[Hit]:
         """Ranked hits of one database in one mode."""
-        fetch = max(limit * 3, 30) if mode == "hybrid" else limit
+        # Deep rankings for the fusion: a passage second in one list may be 40th in the other.
+        fetch = max(limit * 5, 100) if mode == "hybrid" else limit
         keyword, semantic = await self._rankings(db, q, fetch, mode)
         return self._fuse(keyword, semantic, mode, limit)
 
@@ -970,18 +989,28 @@ class KnowledgeStore:
         return {chosen: [{"source": s, "matches": m} for s, m in grouped.items()]}
 
     async def search_all(
-        self, q: str, limit: int = 5, mode: str = "hybrid", *, failed: list[str] | None = None
+        self,
+        q: str,
+        limit: int = 5,
+        mode: str = "hybrid",
+        databases: list[str] | None = None,
+        *,
+        failed: list[str] | None = None,
     ) -> list[Passage]:
-        """Best passages across every loaded database (router and context packs).
+        """Best passages across the loaded databases (all, or those named).
 
         Keyword hits of all databases are pooled by BM25 score and semantic hits
         by similarity, then the two pooled rankings are fused with RRF. The
         names of databases whose search failed are appended to ``failed``.
         """
-        fetch = max(limit * 3, 30)
+        fetch = max(limit * 5, 100)
         keyword: list[Passage] = []
         semantic: list[Passage] = []
-        named = list(self.databases.items())
+        named = [
+            (name, db)
+            for name, db in self.databases.items()
+            if databases is None or name in databases
+        ]
         rankings = await self._rankings_of([db for _, db in named], q, fetch, mode, failed)
         for (name, db), (kw, sem) in zip(named, rankings, strict=True):
             keyword.extend(Passage(name, h, db.file_path(h.path), h.score) for h in kw)
@@ -997,6 +1026,7 @@ class KnowledgeStore:
         fused = rrf(
             [[(p.db, p.hit.chunk_id) for p in keyword], [(p.db, p.hit.chunk_id) for p in semantic]],
             self.settings.routing.rrf_k,
+            HYBRID_WEIGHTS,
         )
         out = []
         for k, score in fused[:limit]:
@@ -1004,6 +1034,40 @@ class KnowledgeStore:
             sim = similarity.get(k)
             out.append(Passage(p.db, p.hit, p.source, score, sim))
         return out
+
+    def user_databases(self) -> list[str]:
+        """Loaded databases holding the household's own files (not the bundled docs)."""
+        return [name for name in self.databases if name != BUNDLED_NAME]
+
+    async def term_weights(
+        self, question: str, databases: list[str] | None = None
+    ) -> dict[str, float]:
+        """Rarity of the question's words in these databases (default: the household's own)
+        and the memories (IDF)."""
+        words = list(relevance.content_words(question))
+        names = self.user_databases() if databases is None else databases
+        dbs = [self.databases[n] for n in names if n in self.databases]
+
+        def counts(terms: list[str]) -> tuple[dict[str, int], int]:
+            freq: dict[str, int] = {}
+            total = 0
+            parts = [db.term_counts for db in dbs]
+            if not self.memories.problem:
+                parts.append(self.memories.term_counts)
+            for part in parts:
+                try:
+                    found, n = part(terms)
+                except (sqlite3.Error, Unavailable) as err:
+                    _LOGGER.debug("term counts failed: %s", err)
+                    continue
+                total += n
+                for term, df in found.items():
+                    freq[term] = freq.get(term, 0) + df
+            return freq, total
+
+        if not words:
+            return {}
+        return await asyncio.to_thread(relevance.idf_weights, words, counts)
 
     # --- memories ------------------------------------------------------------
 
@@ -1116,7 +1180,7 @@ class KnowledgeStore:
                 # First search with this model: embed older memories in the background.
                 self._memories_embedded.add(name)
                 self._submit_memory_vectors()
-        floor = float(getattr(embedder, "min_similarity", 0.0))
+        floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
 
         def work() -> tuple[list[Memory], list[Memory]]:
             """Both rankings (and a synchronous embedding) in one worker-thread hop."""
@@ -1145,6 +1209,35 @@ class KnowledgeStore:
         else:
             results = fuse([lexical, semantic], limit + 1, self.settings.routing.rrf_k)
         return results[:limit], len(results) > limit, filters, chosen
+
+    def model_embedder(self) -> bool:
+        """Whether a real embedding model (not the hashing fallback) ranks by meaning."""
+        return not isinstance(current_embedder(self.services), HashingEmbedder)
+
+    async def memory_matches(
+        self, question: str, weights: dict[str, float] | None = None, limit: int = 5
+    ) -> list[tuple[Memory, relevance.Match]]:
+        """Live memories (not Deprecated) and how each answers the question, best first."""
+        live = "Unconsolidated,Working,Core"
+        lexical, _, _, _ = await self.recall(question, status=live, mode="lexical", limit=limit)
+        model = self.model_embedder()
+        semantic: list[Memory] = []
+        if model:
+            semantic, _, _, _ = await self.recall(
+                question, status=live, mode="semantic", limit=limit
+            )
+        cosine = {m.id: m.score for m in semantic}
+        found = {m.id: m for m in [*lexical, *semantic]}
+        scored = [
+            (
+                m,
+                relevance.match(
+                    question, weights, [m.content, " ".join(m.tags)], cosine.get(m.id), model=model
+                ),
+            )
+            for m in found.values()
+        ]
+        return sorted(scored, key=lambda pair: pair[1].value, reverse=True)
 
     async def recall_formatted(
         self,
