@@ -62,6 +62,18 @@ def main() -> int:
     check("claude_desktop_config.json" in answer, "answer names the config file")
     cited = any(r.endswith("connect-claude-desktop.md") for r in refs)
     check(cited, "cites the bundled docs", refs)
+    # The default embedding model: converted from the image's weights at first start.
+    detail = ""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        _, ready = call("GET", "/api/health/readiness", key=key)
+        detail = str(ready.get("components", {}).get("model", {}).get("detail", ""))
+        if "embeddings: all-MiniLM-L6-v2" in detail or "cannot prepare" in detail:
+            break
+        time.sleep(1)
+    check("embeddings: all-MiniLM-L6-v2" in detail, "the default embedding model loaded", detail)
+    gguf = work / "share" / "mnemolis" / "models" / "all-MiniLM-L6-v2.gguf"
+    check(gguf.is_file(), "converted into /share/mnemolis/models at first start")
     return 1 if failures else 0
 
 

@@ -75,6 +75,9 @@ async def launch(socket_enabled: None, tmp_path: Path) -> AsyncIterator[Launcher
         full_env = {
             k: v for k, v in os.environ.items() if not k.startswith(("MNEMOLIS_", "SUPERVISOR"))
         }
+        # Without the default embedding model: converting and loading it, then
+        # embedding the bundled docs, would cost seconds of CPU beside HA.
+        full_env["MNEMOLIS_LLM__EMBEDDING_MODEL"] = "off"
         full_env.update(env)
         log = tmp_path / f"server-{port}.log"
         args = ["serve", "--host", "127.0.0.1", "--port", str(port)]

@@ -44,6 +44,7 @@ def mnemolis_url(socket_enabled: None, tmp_path: Path) -> Iterator[str]:
     """A real Mnemolis server from the server venv, on a free loopback port."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env["MNEMOLIS_LLM__EMBEDDING_MODEL"] = "off"  # the default model is not what is tested
     log = (tmp_path / "mnemolis.log").open("w")
     proc = subprocess.Popen(
         [

@@ -24,6 +24,18 @@ from .zim_fixture import kiwix_server  # noqa: F401  (fixture: real kiwix-serve)
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_BIN = Path(sys.executable).parent / "mnemolis"
+# The default (converting and loading all-MiniLM-L6-v2, then embedding every
+# database in the background) costs seconds of CPU per server; tests that do not
+# ask for the model (the ``embedding_model`` fixture) run without it.
+NO_EMBEDDING_MODEL = {"embedding_model": "off"}
+NO_EMBEDDING_ENV = {"MNEMOLIS_LLM__EMBEDDING_MODEL": "off"}
+
+
+def server_env() -> dict[str, str]:
+    """The environment of a Mnemolis process: the host's without MNEMOLIS_*, no model."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env.update(NO_EMBEDDING_ENV)
+    return env
 
 
 @pytest.fixture
@@ -32,6 +44,7 @@ def make_settings(tmp_path: Path) -> Callable[..., Settings]:
 
     def factory(**overrides: Any) -> Settings:
         data = {"data_dir": str(tmp_path / "data"), **overrides}
+        data["llm"] = {**NO_EMBEDDING_MODEL, **data.get("llm", {})}
         return load_settings(environ={}, overrides=data)
 
     return factory
@@ -115,7 +128,7 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     def factory(*args: str, env: dict[str, str] | None = None, wait: bool = True) -> ServerProcess:
         port = free_port()
         log = tmp_path / f"server-{port}.log"
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+        full_env = server_env()
         full_env.update(env or {})
         cmd = [str(SERVER_BIN), "serve", "--port", str(port), "--host", "127.0.0.1"]
         if "--data-dir" not in args:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 import urllib.request
@@ -15,11 +14,11 @@ import pytest
 
 from mnemolis import __version__
 
-from .conftest import SERVER_BIN
+from .conftest import SERVER_BIN, server_env
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    full = server_env()
     full.update(env or {})
     return subprocess.run(
         [str(SERVER_BIN), *args], env=full, capture_output=True, text=True, timeout=60

@@ -18,6 +18,7 @@ import random
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -141,5 +142,180 @@ async def test_repeated_kill_during_indexing_and_memory_writes(
             "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)"
         ).fetchone()[0]
         assert orphans == 0
+    finally:
+        conn.close()
+
+
+# --- damaged files: found at start or by the first query, answered clearly, never a 500 ---
+
+
+def damage(db_file: Path, table: str) -> int:
+    """Overwrite the middle of the pages of ``table`` (its root too when it is the only one).
+
+    The b-tree headers stay, as after bad sectors, so SQLite opens the file; the
+    FTS index's own data is garbage. Returns how many pages were hit.
+    """
+    conn = sqlite3.connect(db_file)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = ?", (table,))]
+    finally:
+        conn.close()
+    targets = pages[1:] or pages
+    with db_file.open("r+b") as fh:
+        for page in targets:
+            fh.seek((page - 1) * size + size // 2)
+            fh.write(b"\xa5" * 512)
+    return len(targets)
+
+
+async def test_a_damaged_memory_index_is_found_at_start_and_answered_clearly(
+    start_server: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    server = start_server("--data-dir", str(data))
+    ids = []
+    for n in range(80):
+        body = {"content": f"Note {n}: the spare key number {n} is under the flowerpot {n}"}
+        status, made = call(f"{server.url}/api/memories", "POST", body)
+        assert status == 201, made
+        ids.append(made["id"])
+    assert server.stop() == 0
+    assert damage(data / "memories.db", "memories_fts_data") > 0
+    server = start_server("--data-dir", str(data))
+    statuses: list[int] = []
+
+    def ask(path: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
+        status, answer = call(f"{server.url}{path}", method, body)
+        statuses.append(status)
+        return status, answer
+
+    # Readiness says so at once, naming the file.
+    status, ready = ask("/api/health/readiness")
+    assert status == 200 and ready["status"] == "degraded", ready
+    knowledge = ready["components"]["knowledge"]
+    assert knowledge["status"] == "degraded" and "memories.db" in knowledge["detail"], knowledge
+    assert "damaged" in knowledge["detail"]
+    # Searching the damaged index, and writing, are a clear 503.
+    status, found = ask("/api/memories/search", "POST", {"query": "spare key", "format": "json"})
+    assert status == 503 and found["error"]["code"] == "unavailable", found
+    assert "memories.db" in found["error"]["message"] and "damaged" in found["error"]["message"]
+    status, stored = ask("/api/memories", "POST", {"content": "Bins: Tuesday"})
+    assert status == 503 and "nothing was saved" in stored["error"]["message"], stored
+    # What does not need the index keeps working.
+    status, listed = ask("/api/memories?limit=100")
+    assert status == 200 and listed["total"] == 80, listed
+    status, one = ask(f"/api/memories/{ids[7]}")
+    assert status == 200 and "number 7 " in one["content"]
+    # The router names the failed source and answers from the rest.
+    status, answer = ask("/search", "POST", {"query": "where is the spare key", "source": "memory"})
+    assert status == 200, answer
+    assert answer["sources"][0]["status"] == "error" and "damaged" in answer["sources"][0]["error"]
+    status, answer = ask("/search", "POST", {"query": "where is the spare key"})
+    assert status == 200, answer
+    assert set(statuses) <= {200, 503}, statuses  # never a 500
+    assert "Traceback" not in server.logs()
+
+
+async def test_a_broken_registry_is_reported_and_restored(
+    start_server: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    roots = tmp_path / "roots"
+    data = tmp_path / "data"
+    docs = roots / "house"
+    docs.mkdir(parents=True)
+    (docs / "bins.md").write_text("# Bins\n\nThe bins go out on Tuesday.\n")
+    env = {"MNEMOLIS_RAG__ROOTS": json.dumps([str(roots)])}
+    server = start_server("--data-dir", str(data), env=env)
+    assert call(f"{server.url}/api/rag", "POST", {"name": "house", "path": str(docs)})[0] == 201
+    # Another process writes garbage over the registry while the server runs:
+    # the server keeps its databases and writes the file again.
+    registry = data / "rag" / "registry.json"
+    registry.write_bytes(b"\x00{not json")
+
+    def restored() -> bool:
+        try:
+            listed = json.loads(registry.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return "house" in [d["name"] for d in listed["databases"]]
+
+    deadline = asyncio.get_running_loop().time() + 15
+    while not restored():
+        assert asyncio.get_running_loop().time() < deadline, "registry not written again"
+        await asyncio.sleep(0.2)
+    status, listing = call(f"{server.url}/api/list")
+    assert status == 200 and "house" in listing["loaded"], listing
+    status, ready = call(f"{server.url}/api/health/readiness")
+    detail = ready["components"]["knowledge"]["detail"]
+    assert ready["status"] == "degraded" and "written again" in detail, ready
+    assert server.stop() == 0
+    # Broken while the server is down: the next start moves it aside and says so.
+    registry.write_text('{"databases": [', encoding="utf-8")
+    server = start_server("--data-dir", str(data), env=env)
+    aside = sorted((data / "rag").glob("registry.corrupt-*.json"))
+    assert len(aside) == 2, aside
+    status, ready = call(f"{server.url}/api/health/readiness")
+    assert status == 200 and ready["status"] == "degraded", ready
+    detail = ready["components"]["knowledge"]["detail"]
+    assert str(aside[-1]) in detail and "registered again" in detail, detail
+    status, listing = call(f"{server.url}/api/list")
+    assert status == 200 and listing["loaded"] == ["mnemolis-docs"], listing
+    assert "Traceback" not in server.logs()
+
+
+async def test_a_damaged_document_index_is_rebuilt_from_its_folder(
+    start_server: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    roots = tmp_path / "roots"
+    data = tmp_path / "data"
+    docs = roots / "house"
+    docs.mkdir(parents=True)
+    for n in range(150):
+        (docs / f"note{n:03d}.md").write_text(f"# Note {n}\n\nmarker{n:03d} {FILLER}\n")
+    env = {"MNEMOLIS_RAG__ROOTS": json.dumps([str(roots)])}
+    server = start_server("--data-dir", str(data), env=env)
+    assert call(f"{server.url}/api/rag", "POST", {"name": "house", "path": str(docs)})[0] == 201
+
+    def indexed() -> bool:
+        status, st = call(f"{server.url}/api/rag/house")
+        return status == 200 and st["files_indexed"] == 150 and not st["indexing"]
+
+    deadline = asyncio.get_running_loop().time() + 60
+    while not indexed():
+        assert asyncio.get_running_loop().time() < deadline, "not indexed"
+        await asyncio.sleep(0.2)
+    assert server.stop() == 0
+    assert damage(data / "rag" / "house" / "data.db", "chunks_fts_data") > 0
+    server = start_server("--data-dir", str(data), env=env)
+    status, found = call(
+        f"{server.url}/api/rag/house/search", "POST", {"q": "marker042", "mode": "keyword"}
+    )
+    assert status == 503, found
+    assert "house" in found["error"]["message"] and "rebuilt" in found["error"]["message"]
+    status, answer = call(f"{server.url}/search", "POST", {"query": "marker042", "source": "rag"})
+    assert status == 200 and answer["sources"][0]["status"] in ("error", "ok"), answer
+
+    def answers() -> bool:
+        status, found = call(
+            f"{server.url}/api/rag/house/search", "POST", {"q": "marker042", "mode": "keyword"}
+        )
+        assert status in (200, 503), found
+        # While the fresh index fills, it may find nothing yet ({}).
+        if status != 200 or not found:
+            return False
+        return bool(found["keyword"][0]["source"].endswith("note042.md"))
+
+    deadline = asyncio.get_running_loop().time() + 60
+    while not answers():
+        assert asyncio.get_running_loop().time() < deadline, server.logs()[-3000:]
+        await asyncio.sleep(0.3)
+    status, ready = call(f"{server.url}/api/health/readiness")
+    assert ready["components"]["knowledge"]["status"] == "ok", ready
+    assert "Traceback" not in server.logs()
+    conn = sqlite3.connect(data / "rag" / "house" / "data.db")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()

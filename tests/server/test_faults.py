@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
-from .conftest import SERVER_BIN, ServerProcess, free_port, wait_http
+from .conftest import SERVER_BIN, ServerProcess, free_port, server_env, wait_http
 from .faultproxy import MODES, BackgroundLoop, FaultProxy, Mode
 from .hass_fixture import HassCore
 from .stubs.feeds import feed_app
@@ -97,7 +97,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory, hass_core: HassCore) -> Iterat
             "uptime": _proxy_for(loop, loop.serve_app(uptime_kuma_app())),
             "ha": _proxy_for(loop, hass_core.url),
         }
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+        env = server_env()
         env.update(
             {
                 "MNEMOLIS_KIWIX__URL": proxies["kiwix"].url,

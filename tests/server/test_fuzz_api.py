@@ -20,7 +20,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .conftest import SERVER_BIN, free_port, wait_http
+from .conftest import SERVER_BIN, free_port, server_env, wait_http
 
 ENVELOPE_CODES = {
     "invalid_argument",
@@ -38,7 +38,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One real server for the whole module (fuzzing many requests against it)."""
     tmp = tmp_path_factory.mktemp("fuzz")
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(tmp / "docs")])
     (tmp / "docs").mkdir()
     (tmp / "docs" / "note.md").write_text("# Boiler\nThe boiler is serviced in May.\n")
@@ -364,7 +364,7 @@ def test_hostile_paths_for_cli_rag_add(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "out").symlink_to("/etc")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(root)])
     for path in [f"{root}/../..", "/etc", "/dev/null", str(root / "out"), "/dev/zero"]:
         proc = subprocess.run(

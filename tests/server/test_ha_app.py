@@ -20,7 +20,7 @@ from mnemolis.settings import Settings
 from mnemolis.sources.base import QueryContext, SourceDeps, run_source
 from mnemolis.sources.ha import HASource
 
-from .conftest import SERVER_BIN, free_port
+from .conftest import SERVER_BIN, free_port, server_env
 from .hass_fixture import HassCore
 from .search_helpers import search
 
@@ -237,7 +237,7 @@ async def test_query_while_home_assistant_is_down_is_unreachable(
 
 async def test_cli_ask_with_source_ha(hass_core: HassCore, tmp_path: Path) -> None:
     hass_core.set_state("device_tracker.alice_phone", "home", {"source_type": "gps"})
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     env |= {"MNEMOLIS_HA__URL": hass_core.url, "MNEMOLIS_HA__TOKEN": hass_core.token}
     cmd = [str(SERVER_BIN), "ask", "who is home?", "--source", "ha"]
     cmd += ["--data-dir", str(tmp_path / "data")]

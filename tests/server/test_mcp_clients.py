@@ -9,7 +9,6 @@ results, and ``mcp.disabled_tools`` removing a tool from listing and calls.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,7 +25,7 @@ from mcp.shared.exceptions import McpError
 from mcp.types import LATEST_PROTOCOL_VERSION
 from pydantic import AnyUrl
 
-from .conftest import SERVER_BIN, ServerProcess, free_port
+from .conftest import SERVER_BIN, ServerProcess, free_port, server_env
 
 TRANSPORTS = ["streamable-http", "sse", "stdio"]
 
@@ -75,7 +74,7 @@ def connect(start_server: Callable[..., ServerProcess], tmp_path: Path) -> Itera
         transport: str, env: dict[str, str], headers: dict[str, str] | None = None
     ) -> AsyncIterator[tuple[ClientSession, ServerProcess | None]]:
         if transport == "stdio":
-            full_env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+            full_env = server_env()
             params = StdioServerParameters(
                 command=str(SERVER_BIN),
                 args=["mcp", "--data-dir", str(tmp_path / "stdio-data")],
@@ -227,7 +226,7 @@ async def test_stdio_keeps_stdout_for_the_protocol(tmp_path: Path) -> None:
     """Only JSON-RPC lines on stdout, even with debug logging on."""
     import asyncio
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     proc = await asyncio.create_subprocess_exec(
         str(SERVER_BIN),
         "mcp",
@@ -313,7 +312,7 @@ def test_stdio_start_failure_is_one_line_on_stderr(tmp_path: Path) -> None:
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     proc = subprocess.run(
         [str(SERVER_BIN), "mcp", "--data-dir", str(blocker / "data")],
         input="",

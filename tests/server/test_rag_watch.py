@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from .knowledge_helpers import sources_of, store_of, wait_for, write_docs
 
@@ -114,3 +117,153 @@ async def test_server_picks_up_databases_added_by_the_cli(
         return "house" not in listing["loaded"]
 
     await wait_for(gone, what="CLI-removed database dropped by the server")
+
+
+async def test_deleting_one_database_keeps_the_others_watched(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Each watcher has its own stop event: removing one stops only that one (issue 15 item 7)."""
+    from mnemolis.knowledge.store import KnowledgeStore
+    from mnemolis.settings import load_settings
+
+    roots = tmp_path / "roots"
+    house = write_docs(roots / "house")
+    attic = write_docs(roots / "attic")
+    client = await make_client(rag={"roots": [str(roots)], "watch": True})
+    for name, folder in (("house", house), ("attic", attic)):
+        resp = await client.post("/api/rag", json={"name": name, "path": str(folder)})
+        assert resp.status == 201
+    store = store_of(client)
+    await store.wait_idle()
+    assert (await client.delete("/api/rag/attic")).status in (200, 204)
+    status = await store.status("house")
+    assert status["watching"] is True
+    # A change in the other database is still indexed.
+    (house / "heatpump.md").write_text("# Heat pump\n\nThe heat pump defrosts automatically.\n")
+
+    async def indexed() -> bool:
+        hits = await store.search_rag("house", "defrosts", 10, "keyword")
+        return sources_of(hits) == ["heatpump.md"]
+
+    await wait_for(indexed, what="change indexed after another database was deleted")
+    # The registry poller still runs: a database registered by another process appears.
+    settings = load_settings(
+        environ={}, overrides={"data_dir": str(tmp_path / "data"), "rag": {"roots": [str(roots)]}}
+    )
+    cli_store = await KnowledgeStore.open(settings, watch=False, index=False)
+    try:
+        await cli_store.register("cellar", str(write_docs(roots / "cellar")), wait=True)
+    finally:
+        await cli_store.close()
+
+    async def appeared() -> bool:
+        return "cellar" in store.names()
+
+    await wait_for(appeared, what="CLI-registered database picked up after a deletion")
+    assert (await store.status("cellar"))["watching"] is True
+    assert (await store.status("mnemolis-docs"))["watching"] is False  # read-only: not watched
+
+
+async def test_status_says_when_a_watcher_is_not_running(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """``watching`` is the watcher's real state; a folder that returns, or a watcher that
+    ended by itself, is watched again and what changed meanwhile is indexed."""
+    roots = tmp_path / "roots"
+    docs = write_docs(roots / "house")
+    client = await make_client(rag={"roots": [str(roots)], "watch": True})
+    assert (await client.post("/api/rag", json={"name": "house", "path": str(docs)})).status == 201
+    store = store_of(client)
+    await store.wait_idle()
+    assert (await store.status("house"))["watching"] is True
+
+    async def watching(value: bool) -> Callable[[], Any]:
+        async def check() -> bool:
+            return (await store.status("house"))["watching"] is value
+
+        return check
+
+    # The folder goes away (an unmounted share): not watching, and status says so.
+    away = roots / "away"
+    docs.rename(away)
+    await wait_for(await watching(False), what="status reporting the missing folder")
+    (away / "heatpump.md").write_text("# Heat pump\n\nThe heat pump defrosts automatically.\n")
+    away.rename(docs)
+    await wait_for(await watching(True), what="watching again once the folder is back")
+
+    async def found(word: str) -> bool:
+        return sources_of(await store.search_rag("house", word, 10, "keyword")) == ["heatpump.md"]
+
+    async def caught_up() -> bool:
+        return await found("defrosts")
+
+    await wait_for(caught_up, what="change made while the folder was away indexed")
+    # The watcher task ends by itself (as a crash would end it): started again.
+    store._tasks["house"].cancel()
+    await wait_for(await watching(True), what="watcher started again")
+    (docs / "heatpump.md").write_text("# Heat pump\n\nThe heat pump hums quietly at night.\n")
+
+    async def changed() -> bool:
+        return await found("hums")
+
+    await wait_for(changed, what="change indexed by the restarted watcher")
+
+
+@pytest.mark.parametrize("which", ["data folder", "its parent"])
+async def test_registering_the_data_folder_does_not_loop_on_its_own_writes(
+    make_client: Client, tmp_path: Path, caplog: Any, which: str
+) -> None:
+    """Mnemolis' own SQLite/WAL writes are not changes to index (issue 17 item 15).
+
+    The data folder itself registered as a database (it is an allowed root):
+    while memories are written and questions asked, no watcher pass runs and
+    the index is not touched; a real document put there is still indexed.
+    """
+    import logging
+
+    client = await make_client(rag={"watch": True, "roots": [str(tmp_path)]})
+    store = store_of(client)
+    data = store.data_dir.resolve() if which == "data folder" else tmp_path.resolve()
+    (data / "house-notes.md").write_text("# Notes\n\nThe bins go out on Tuesday.\n")
+    resp = await client.post("/api/rag", json={"name": "data", "path": str(data)})
+    assert resp.status == 201, await resp.text()
+    await store.wait_idle()
+    status = await store.status("data")
+    assert status["files_indexed"] == 1, status
+    assert status["watching"] is True
+    await asyncio.sleep(1.5)  # let the registration's own writes settle
+    await store.wait_idle()
+    before = (await store.status("data"))["last_update"]
+    passes = 0
+    real_update = store._update_job
+
+    def counting(name: str, paths: list[Path]) -> None:
+        nonlocal passes
+        passes += 1
+        real_update(name, paths)
+
+    store._update_job = counting  # type: ignore[method-assign]
+    caplog.set_level(logging.INFO, logger="watchfiles.main")
+    caplog.clear()
+    for n in range(5):  # WAL traffic in the watched folder: memories, query log, searches
+        body = {"content": f"Note {n}: the spare key is in the shed", "tags": "house"}
+        assert (await client.post("/api/memories", json=body)).status == 201
+        assert (
+            await client.post("/search", json={"query": "when do the bins go out"})
+        ).status == 200
+        await asyncio.sleep(0.3)
+    await asyncio.sleep(3.0)
+    events = [r for r in caplog.records if "detected" in r.getMessage()]
+    assert passes == 0 and not events, (passes, [r.getMessage() for r in events])
+    after = await store.status("data")
+    assert after["last_update"] == before and after["files_indexed"] == 1, after
+    # A real document added there is still seen.
+    store._update_job = real_update  # type: ignore[method-assign]
+    (data / "boiler.md").write_text("# Boiler\n\nHold the red button to reset the boiler.\n")
+
+    async def indexed() -> bool:
+        return sources_of(await store.search_rag("data", "red button", 5, "keyword")) == [
+            "boiler.md"
+        ]
+
+    await wait_for(indexed, what="a document in the data folder indexed")

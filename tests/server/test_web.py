@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from mnemolis.errors import SourceBadResponse
 from mnemolis.settings import Settings
 from mnemolis.sources.web import WebSource
 
-from .conftest import SERVER_BIN
+from .conftest import SERVER_BIN, server_env
 from .search_helpers import search
 from .stubs import ctx, open_source, serve
 from .stubs.searxng import SearxState, searxng_app
@@ -187,7 +186,7 @@ async def test_cli_ask_prints_the_rest_answer(
     url, _state = searx
     client = await make_client(web={"searxng_url": url})
     rest = await ask(client, "mosquitto broker")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env = server_env()
     env["MNEMOLIS_WEB__SEARXNG_URL"] = url
 
     async def run(*extra: str) -> str:

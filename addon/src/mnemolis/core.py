@@ -126,7 +126,7 @@ class Mnemolis:
         from .knowledge import KnowledgeStore
 
         store = await KnowledgeStore.open(
-            self.settings, watch=self.watch_files, services=self.services
+            self.settings, watch=self.watch_files, services=self.services, follow_registry=True
         )
         store.publish(self.services)
         self.on_stop(store.close)

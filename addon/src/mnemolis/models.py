@@ -19,6 +19,9 @@ class Evidence:
     ref: str | None = None
     score: float = 0.0
     timestamp: str | None = None
+    #: How well it answers the question, 0..1, on one scale for documents and memories
+    #: (knowledge/relevance.py); None when the source cannot say.
+    relevance: float | None = None
 
     def citation(self) -> Citation:
         """The provenance a caller sees for this evidence."""

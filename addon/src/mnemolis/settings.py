@@ -95,6 +95,10 @@ class RagSettings(_Section):
 
     roots: list[str] = Field(default_factory=list)
     watch: bool = True
+    # Per-file caps: a file over one is indexed up to it and reported as cut.
+    max_pdf_pages: int = Field(default=2000, ge=1, le=1_000_000)
+    max_file_chars: int = Field(default=10_000_000, ge=1000, le=1_000_000_000)
+    max_file_chunks: int = Field(default=20_000, ge=1, le=10_000_000)
 
 
 class LLMSettings(_Section):

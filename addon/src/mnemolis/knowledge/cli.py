@@ -49,6 +49,8 @@ def _summary(status: dict[str, Any]) -> str:
     )
     for failure in status.get("failures", []):
         line += f"\n  failed: {failure['path']}: {failure['error']}"
+    for cut in status.get("cut", []):
+        line += f"\n  cut: {cut['path']}: {cut['reason']}"
     return line
 
 

@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import sqlite3
 import stat
 import threading
@@ -17,9 +18,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .chunking import chunk_sections
+from .chunking import chunk_sections, embedding_text
 from .embedder import Vector, embed_blocking
-from .parsing import MAX_FILE_BYTES, ParseError, parse_document, supported
+from .parsing import (
+    MAX_FILE_BYTES,
+    FileLimits,
+    Interrupted,
+    ParseError,
+    read_document,
+    supported,
+)
 from .text import fts_query
 
 _LOGGER = logging.getLogger(__name__)
@@ -46,7 +54,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, heading, content='chunks', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2'
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, heading) VALUES (new.id, new.content, new.heading);
@@ -56,8 +64,17 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     VALUES ('delete', old.id, old.content, old.heading);
 END;
 CREATE TABLE IF NOT EXISTS vectors (chunk_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS file_cuts (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+    reason TEXT NOT NULL
+);
 """
 
+RANK = "bm25(1.0, 2.0)"  # a word in the heading path weighs twice as much as in the text
+TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
+# Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
+# rebuilt from the files (2: structural chunks, file names in headings, porter stems).
+INDEX_FORMAT = "2"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 
@@ -90,6 +107,7 @@ class ScanReport:
     unchanged: int = 0
     removed: int = 0
     failed: int = 0
+    cut: int = 0
     chunks: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
 
@@ -105,6 +123,18 @@ def connect(path: Path, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
     return conn
 
 
+def corrupt(err: sqlite3.Error) -> bool:
+    """Whether SQLite says the file itself is damaged (not busy, not full)."""
+    name = str(getattr(err, "sqlite_errorname", ""))
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in str(err)
+
+
+def _busy(err: sqlite3.OperationalError) -> bool:
+    """A lock wait that ran out (retrying at once would only wait again)."""
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
+
+
 @contextlib.contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT on a `connect()` connection; any error rolls it all back."""
@@ -117,6 +147,14 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise
 
 
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _file_hash(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
@@ -125,11 +163,48 @@ def _inside(child: Path, root: Path) -> bool:
     return child == root or root in child.parents
 
 
+_SQLITE_FILE = re.compile(r"\.(db|sqlite3?)(-wal|-shm|-journal)?$")
+_OWN_NAMES = frozenset({"instance.json", "instance.tmp", "api_key", ".probe"})
+_OWN_FOLDERS = ("rag", "models")
+
+
+class OwnFiles:
+    """Mnemolis' own files in its data folder: never indexed, their writes never watched.
+
+    A registered folder that is (or contains) the data folder would otherwise
+    see every SQLite/WAL write of the server as a change to index, and each
+    index pass writes again: a loop (issue 17 item 15).
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir.resolve()
+        self._prefix = str(self.data_dir).rstrip("/") + "/"
+        self._folders = tuple(self._prefix + f + "/" for f in _OWN_FOLDERS)
+
+    def __call__(self, path: str) -> bool:
+        """Whether ``path`` (absolute, resolved) is one of Mnemolis' own data files."""
+        if not path.startswith(self._prefix):
+            return False
+        if path.startswith(self._folders) or path + "/" in self._folders:
+            return True
+        name = path.rsplit("/", 1)[-1]
+        return name in _OWN_NAMES or _SQLITE_FILE.search(name) is not None
+
+
 class DocumentDatabase:
     """A registered folder and its ``data.db``: indexing (worker thread) and search."""
 
-    def __init__(self, name: str, root: Path, directory: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        root: Path,
+        directory: Path,
+        own: OwnFiles | None = None,
+        limits: FileLimits | None = None,
+    ) -> None:
         self.name = name
+        self.limits = limits or FileLimits()
+        self.own = own or OwnFiles(directory.parent.parent)
         self.root = root.resolve()
         self._root_prefix = str(self.root).rstrip("/") + "/"
         self.directory = directory
@@ -137,52 +212,138 @@ class DocumentDatabase:
         self._writer: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
+        # A connection of its own that only asks SQLite whether anyone (this
+        # process's writer or another process: `mnemolis rag`, `mnemolis mcp`)
+        # committed since it last looked; never blocked behind a long search.
+        self._probe: sqlite3.Connection | None = None
+        self._probe_lock = threading.Lock()
+        self._data_version: int | None = None
+        self._gen_lock = threading.Lock()
         self._generation = 0
+        self.counts_stale = False
+        self._file_id: tuple[int, int] | None = None
         self._matrix: tuple[int, str, np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
         self.files_indexed = 0
+        self.chunk_count = 0
         self.indexing = False
+        #: Scans asked for and not yet started: a database just registered is
+        #: "indexing" from the start, not "ready" with no files until the worker comes.
+        self.scans_waiting = 0
         self.reembedding = False
         self.embed_pending = False
         self.cancelled = threading.Event()
         self.last_error: str | None = None
+        #: Why the index file is damaged (a query met corruption); the store rebuilds it.
+        self.damaged: str | None = None
 
     # --- lifecycle -----------------------------------------------------------
 
     def open(self) -> None:
         """Create or open ``data.db``; raises sqlite3.DatabaseError if it is unusable."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        opened: list[sqlite3.Connection] = []
         writer = connect(self.db_path)
+        opened.append(writer)
         try:
             writer.executescript(SCHEMA)
+            self._upgrade(writer)
             writer.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('created_at', ?)",
                 (str(time.time()),),
             )
-            writer.execute(
-                "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)')"
-            )
+            # Write the FTS5 rank setting only when it is not there yet: changing it
+            # makes every other connection's next FTS5 query fail once ("SQL logic
+            # error") — a running server's, each time a CLI or stdio process opens.
+            row = writer.execute("SELECT v FROM chunks_fts_config WHERE k = 'rank'").fetchone()
+            if row is None or row[0] != RANK:
+                writer.execute(
+                    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', ?)", (RANK,)
+                )
             reader = connect(self.db_path)
+            opened.append(reader)
             reader.execute("SELECT count(*) FROM files").fetchone()
-        except sqlite3.DatabaseError:
-            writer.close()
+            probe = connect(self.db_path)
+            opened.append(probe)
+            self._data_version = int(probe.execute("PRAGMA data_version").fetchone()[0])
+            row = writer.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        except BaseException:
+            for conn in opened:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
             raise
-        self._writer, self._reader = writer, reader
-        self._refresh_counts()
+        self._writer, self._reader, self._probe = writer, reader, probe
+        self._file_id = _file_id(self.db_path)
+        self.files_indexed = int(row[0])
+
+    @staticmethod
+    def _upgrade(conn: sqlite3.Connection) -> None:
+        """An index of an older format keeps its files' list but is re-chunked from them."""
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if row is not None and row[0] == INDEX_FORMAT:
+            return
+        with transaction(conn):
+            if row is not None or conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
+                conn.execute("DROP TRIGGER IF EXISTS chunks_ai")
+                conn.execute("DROP TRIGGER IF EXISTS chunks_ad")
+                conn.execute("DROP TABLE IF EXISTS chunks_fts")
+                conn.execute("DELETE FROM vectors")
+                conn.execute("DELETE FROM chunks")
+                # size -1 and no hash: the next scan reads and chunks every file again.
+                conn.execute("UPDATE files SET size = -1, hash = '', chunks = 0")
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('format', ?)", (INDEX_FORMAT,)
+            )
+        conn.executescript(SCHEMA)
 
     def close(self) -> None:
         """Close both connections (after the worker has stopped using them)."""
-        for conn in (self._writer, self._reader):
+        with self._read_lock, self._probe_lock:
+            conns = (self._writer, self._reader, self._probe)
+            self._writer = self._reader = self._probe = None
+        for conn in conns:
             if conn is not None:
                 try:
                     conn.close()
                 except sqlite3.Error:
                     _LOGGER.debug("closing %s failed", self.db_path, exc_info=True)
-        self._writer = self._reader = None
 
     @property
     def generation(self) -> int:
-        """Moves after every committed change to the index (for cache keys)."""
+        """Moves after every committed change to the index, by any process (for cache keys)."""
+        self._sync_version()
         return self._generation
+
+    def replaced(self) -> bool:
+        """Whether ``data.db`` was deleted or swapped for another file (another process)."""
+        return self._file_id is None or _file_id(self.db_path) != self._file_id
+
+    def _bump(self) -> None:
+        with self._gen_lock:
+            self._generation += 1
+
+    def _sync_version(self) -> None:
+        """Notice commits made through any other connection (PRAGMA data_version)."""
+        probe = self._probe
+        if probe is None:
+            return
+        with self._probe_lock:
+            try:
+                version = int(probe.execute("PRAGMA data_version").fetchone()[0])
+            except sqlite3.Error:
+                return
+            if version == self._data_version:
+                return
+            self._data_version = version
+        self._bump()
+        self.counts_stale = True
+
+    def refresh_counts(self) -> None:
+        """Re-count indexed files after another process changed the index (any thread)."""
+        row = self._read(
+            lambda conn: conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        )
+        self.files_indexed = int(row[0])
+        self.counts_stale = False
 
     @property
     def is_open(self) -> bool:
@@ -195,17 +356,25 @@ class DocumentDatabase:
         return self._writer
 
     def _refresh_counts(self) -> None:
-        row = self._w().execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()
+        row = (
+            self._w()
+            .execute("SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE error IS NULL")
+            .fetchone()
+        )
         self.files_indexed = int(row[0])
+        self.chunk_count = int(row[1])
 
     # --- indexing (worker thread only) ---------------------------------------
 
     def _walk(self) -> Iterable[tuple[str, Path]]:
         """(relative posix path, real path) of every supported regular file inside root."""
+        own = self.own
         for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            dirnames[:] = sorted(
+                d for d in dirnames if not d.startswith(".") and not own(f"{dirpath}/{d}")
+            )
             for fname in sorted(filenames):
-                if fname.startswith(".") or not supported(fname):
+                if fname.startswith(".") or not supported(fname) or own(f"{dirpath}/{fname}"):
                     continue
                 real = self._admissible(Path(dirpath) / fname)
                 if real is not None:
@@ -234,7 +403,7 @@ class DocumentDatabase:
         for rel, real in present.items():
             if stop.is_set():
                 break
-            self._index_one(rel, real, report, force=force)
+            self._index_one(rel, real, report, stop, force=force)
         self._after_write()
         return report
 
@@ -252,14 +421,16 @@ class DocumentDatabase:
             if any(part.startswith(".") for part in rel_path.parts):
                 continue
             rel = rel_path.as_posix()
+            if self.own(self._root_prefix + rel):
+                continue
             real = self._admissible(self.root / rel_path)
             if real is not None and supported(rel_path.name):
-                self._index_one(rel, real, report)
+                self._index_one(rel, real, report, stop)
                 continue
             if (self.root / rel_path).is_dir():
                 for sub_rel, sub_real in self._walk():
                     if sub_rel.startswith(rel + "/"):
-                        self._index_one(sub_rel, sub_real, report)
+                        self._index_one(sub_rel, sub_real, report, stop)
                 continue
             gone = [
                 r
@@ -271,11 +442,12 @@ class DocumentDatabase:
             for r in gone:
                 self._remove(r)
                 report.removed += 1
-        self._after_write()
+        if report.indexed or report.removed or report.failed:
+            self._after_write()  # nothing changed: no write (and no event for a watcher)
         return report
 
     def _after_write(self) -> None:
-        self._generation += 1
+        self._bump()
         self._refresh_counts()
         self._w().execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES ('last_update', ?)", (str(time.time()),)
@@ -291,9 +463,12 @@ class DocumentDatabase:
                     (row[0],),
                 )
                 conn.execute("DELETE FROM chunks WHERE file_id = ?", (row[0],))
+                conn.execute("DELETE FROM file_cuts WHERE file_id = ?", (row[0],))
                 conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
-    def _index_one(self, rel: str, real: Path, report: ScanReport, *, force: bool = False) -> None:
+    def _index_one(
+        self, rel: str, real: Path, report: ScanReport, stop: StopFlag, *, force: bool = False
+    ) -> None:
         conn = self._w()
         try:
             st = real.stat()
@@ -326,7 +501,11 @@ class DocumentDatabase:
             report.unchanged += 1
             return
         try:
-            chunks = chunk_sections(parse_document(real.name, raw))
+            parsed = read_document(real.name, raw, self.limits, stop.is_set)
+            del raw  # the bytes of a big file are not needed while chunking
+            chunks = chunk_sections(parsed.sections, name=real.name)
+        except Interrupted:
+            return  # stopping: the file keeps its old chunks, the next scan redoes it
         except ParseError as err:
             self._record_failure(rel, st.st_size, st.st_mtime_ns, digest, str(err), report)
             return
@@ -334,7 +513,18 @@ class DocumentDatabase:
             msg = f"parser failed: {type(err).__name__}: {err}"
             self._record_failure(rel, st.st_size, st.st_mtime_ns, digest, msg, report)
             return
-        self._replace(rel, st.st_size, st.st_mtime_ns, digest, None, chunks)
+        cut = parsed.cut
+        if len(chunks) > self.limits.max_chunks:
+            cut.append(
+                f"{len(chunks)} chunks; only the first {self.limits.max_chunks} are indexed "
+                "(rag.max_file_chunks)"
+            )
+            del chunks[self.limits.max_chunks :]
+        reason = "; ".join(cut) or None
+        if reason:
+            _LOGGER.warning("rag %s: %s cut short: %s", self.name, rel, reason)
+            report.cut += 1
+        self._replace(rel, st.st_size, st.st_mtime_ns, digest, None, chunks, reason)
         report.indexed += 1
         report.chunks += len(chunks)
 
@@ -347,7 +537,14 @@ class DocumentDatabase:
         report.errors.append((rel, reason))
 
     def _replace(
-        self, rel: str, size: int, mtime_ns: int, digest: str, error: str | None, chunks: list[Any]
+        self,
+        rel: str,
+        size: int,
+        mtime_ns: int,
+        digest: str,
+        error: str | None,
+        chunks: list[Any],
+        cut: str | None = None,
     ) -> None:
         """Swap a file's chunks in one transaction, so a crash leaves old or new, never half."""
         conn = self._w()
@@ -377,6 +574,9 @@ class DocumentDatabase:
                 "INSERT INTO chunks(file_id, ord, heading, content) VALUES (?, ?, ?, ?)",
                 [(file_id, i, c.heading, c.content) for i, c in enumerate(chunks)],
             )
+            conn.execute("DELETE FROM file_cuts WHERE file_id = ?", (file_id,))
+            if cut:
+                conn.execute("INSERT INTO file_cuts(file_id, reason) VALUES (?, ?)", (file_id, cut))
 
     def embed_missing(
         self, embedder: Any, loop: Any, stop: StopFlag, budget: int | None = None
@@ -391,7 +591,7 @@ class DocumentDatabase:
                     "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?), ('dim', ?)",
                     (embedder.name, str(embedder.dim)),
                 )
-            self._generation += 1
+            self._bump()
         done = 0
         after = 0  # walk chunk ids upwards: each batch starts where the last one ended
         while not stop.is_set() and (budget is None or done < budget):
@@ -404,7 +604,7 @@ class DocumentDatabase:
             if not rows:
                 break
             after = rows[-1][0]
-            texts = [f"{h}\n{c}" if h else c for _, h, c in rows]
+            texts = [embedding_text(h, c) for _, h, c in rows]
             vectors = embed_blocking(embedder, texts, loop)
             with transaction(conn):
                 # A chunk replaced meanwhile is skipped: only live chunk ids get vectors.
@@ -418,23 +618,46 @@ class DocumentDatabase:
                 )
             done += len(rows)
         if done:
-            self._generation += 1
+            self._bump()
         return done
 
     # --- search (any thread) -------------------------------------------------
 
     def _read(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        try:
+            return self._read_once(fn)
+        except sqlite3.DatabaseError as err:
+            if corrupt(err) and self.damaged is None:
+                self.damaged = str(err)
+                _LOGGER.error("rag %s: the index %s is damaged: %s", self.name, self.db_path, err)
+            raise
+
+    def _read_once(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
         with self._read_lock:
             if self._reader is None:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")
-            return fn(self._reader)
+            try:
+                return fn(self._reader)
+            except sqlite3.OperationalError as err:
+                if _busy(err):
+                    raise
+                # Another process may have changed what this connection had
+                # prepared (schema, FTS5 state): read once more on a fresh one.
+                _LOGGER.info("rag %s: re-opening the reader after %s", self.name, err)
+                stale, self._reader = self._reader, connect(self.db_path)
+                with contextlib.suppress(sqlite3.Error):
+                    stale.close()
+                return fn(self._reader)
 
-    def small_enough(self, max_chunks: int) -> bool:
-        """Whether a search may run on the event loop: its vectors current in memory, and few.
+    def small_enough(self, max_chunks: int, *, vectors: bool = True) -> bool:
+        """Whether a search may run on the event loop: few chunks (and, for a search by
+        meaning, their vectors current in memory).
 
         The read lock is only ever held by other short reads of this same small
         database (writers have their own connection), so waiting for it is brief.
         """
+        if not vectors:
+            return self.chunk_count <= max_chunks
         cached = self._matrix
         return (
             cached is not None
@@ -471,11 +694,55 @@ class DocumentDatabase:
 
         return self._alive(self._read(run))
 
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each term (as the index stems it), and how many chunks there are.
+
+        The words are stemmed by FTS5 itself (a scratch table with the index's
+        tokenizer), so "dishwasher" is looked up as the index stores it.
+        """
+
+        def run(conn: sqlite3.Connection) -> tuple[dict[str, int], int]:
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
+                "USING fts5vocab(main, chunks_fts, row)"
+            )
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w, {TOKENIZER})"
+            )
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems "
+                "USING fts5vocab(temp, query_words, instance)"
+            )
+            conn.execute("DELETE FROM temp.query_words")
+            conn.executemany(
+                "INSERT INTO temp.query_words(rowid, w) VALUES (?, ?)",
+                [(i, t) for i, t in enumerate(terms, start=1)],
+            )
+            stems: dict[int, str] = {}
+            for doc, term in conn.execute("SELECT doc, term FROM temp.query_stems"):
+                stems.setdefault(int(doc), str(term))
+            wanted = sorted(set(stems.values()))
+            marks = ",".join("?" * len(wanted))
+            found = dict(
+                conn.execute(
+                    f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})",  # noqa: S608
+                    wanted,
+                ).fetchall()
+            )
+            total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            out = {t: int(found.get(stems.get(i, ""), 0)) for i, t in enumerate(terms, start=1)}
+            return {t: n for t, n in out.items() if n}, int(total)
+
+        if not terms:
+            return {}, 0
+        out: tuple[dict[str, int], int] = self._read(run)
+        return out
+
     def _vectors(self) -> tuple[str, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        generation = self.generation
         cached = self._matrix
-        if cached is not None and cached[0] == self._generation:
+        if cached is not None and cached[0] == generation:
             return cached[1], cached[2], cached[3]
-        generation = self._generation
 
         def load(conn: sqlite3.Connection) -> tuple[str, list[int], list[bytes]]:
             meta = dict(conn.execute("SELECT key, value FROM meta WHERE key = 'embedder'"))
@@ -491,6 +758,11 @@ class DocumentDatabase:
         id_arr = np.asarray(ids, dtype=np.int64)
         self._matrix = (generation, name, matrix, id_arr)
         return name, matrix, id_arr
+
+    def embedder_name(self) -> str:
+        """The embedder the stored vectors came from ('' before any)."""
+        row = self._w().execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        return str(row[0]) if row else ""
 
     def embedded_with(self) -> tuple[str, int]:
         """The embedder name the stored vectors came from, and how many there are."""
@@ -540,11 +812,22 @@ class DocumentDatabase:
             n_failed = conn.execute("SELECT count(*) FROM files WHERE error IS NOT NULL").fetchone()
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            cut = [
+                {"path": p, "reason": r}
+                for p, r in conn.execute(
+                    "SELECT f.path, c.reason FROM file_cuts c JOIN files f ON f.id = c.file_id "
+                    "ORDER BY f.path LIMIT 200"
+                )
+            ]
+            n_cut = conn.execute("SELECT count(*) FROM file_cuts").fetchone()[0]
+            self.files_indexed = int(files)
             return {
                 "files_indexed": files,
                 "chunks": chunks,
                 "files_failed": n_failed[0],
                 "failures": failed,
+                "files_cut": n_cut,
+                "cut": cut,
                 "last_update": float(meta["last_update"]) if "last_update" in meta else None,
                 "embedder": {
                     "name": meta.get("embedder"),

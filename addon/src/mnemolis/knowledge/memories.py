@@ -5,22 +5,29 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import numpy as np
 
 from ..errors import InvalidArgument, NotFound, Unavailable
-from .database import connect, transaction
+from .database import connect, corrupt, transaction
 from .embedder import Vector
 from .text import fts_query, rrf
+
+_LOGGER = logging.getLogger(__name__)
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 STATUSES = ("Unconsolidated", "Working", "Core", "Deprecated")
 MemoryMode = Literal["lexical", "semantic", "hybrid"]
@@ -153,6 +160,24 @@ def check_content(value: object) -> str:
     return value.strip()
 
 
+def _guard(
+    fn: Callable[Concatenate[MemoryStore, _P], _T],
+) -> Callable[Concatenate[MemoryStore, _P], _T]:
+    """A damaged file becomes a clear 503 (and degraded readiness), never a 500."""
+
+    @functools.wraps(fn)
+    def wrapper(store: MemoryStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return fn(store, *args, **kwargs)
+        except sqlite3.DatabaseError as err:
+            if not corrupt(err):
+                raise
+            store.mark_damaged(str(err))
+            raise Unavailable(store.damage_message()) from err
+
+    return wrapper
+
+
 class MemoryStore:
     """``<data_dir>/memories.db``: every acknowledged write is on disk (synchronous=FULL)."""
 
@@ -161,24 +186,106 @@ class MemoryStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self.problem: str | None = None
-        #: Moves after every committed change, so cached recalls know they are stale.
-        self.generation = 0
+        #: Why memories.db is damaged (found at start or by a failing query), or None.
+        self.damaged: str | None = None
+        self._generation = 0
         self._size: int | None = None  # memories stored, once counted
+        # Its own connection, only asking whether anyone committed (another
+        # process too: `mnemolis mcp` remembering beside a running server).
+        self._probe: sqlite3.Connection | None = None
+        self._probe_lock = threading.Lock()
+        self._data_version: int | None = None
 
     def open(self) -> None:
         """Create or open the database."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect(self.path, synchronous="FULL")
-        conn.executescript(SCHEMA)
-        self._size = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
-        self._conn = conn
+        try:
+            conn.executescript(SCHEMA)
+            damage = self._check(conn)
+            self._size = None if damage else self._count(conn)
+            probe = connect(self.path)
+            self._data_version = int(probe.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            conn.close()
+            raise
+        self._conn, self._probe = conn, probe
+        if damage:
+            self.mark_damaged(damage)
+
+    @staticmethod
+    def _count(conn: sqlite3.Connection) -> int:
+        return int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+
+    @staticmethod
+    def _check(conn: sqlite3.Connection) -> str | None:
+        """Why the file is damaged, or None: page check plus the FTS index against its rows.
+
+        Run at start, so damage is reported by readiness before a search meets it
+        (memories.db is small: milliseconds for thousands of memories).
+        """
+        try:
+            rows = conn.execute("PRAGMA quick_check").fetchall()
+            if [r[0] for r in rows] != ["ok"]:
+                return "; ".join(str(r[0]).replace("\n", " ") for r in rows[:3])
+            conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('integrity-check')")
+        except sqlite3.DatabaseError as err:
+            if not corrupt(err):
+                raise
+            return str(err)
+        return None
+
+    def mark_damaged(self, reason: str) -> None:
+        """Remember (and log once) that the file is damaged; readiness turns degraded."""
+        if self.damaged is None:
+            self.damaged = reason
+            _LOGGER.error("%s", self.damage_message())
+
+    def damage_message(self) -> str:
+        """What a caller is told while memories.db is damaged."""
+        return (
+            f"the memory store {self.path} is damaged ({self.damaged}): memory search and "
+            "writes are off, nothing was saved; listing and reading memories and the other "
+            "sources still work. Stop Mnemolis and restore memories.db from a backup"
+        )
+
+    def _writable(self) -> None:
+        if self.damaged is not None:
+            raise Unavailable(self.damage_message())
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the file is open (memory calls can run)."""
+        return self._conn is not None
 
     def close(self) -> None:
-        """Close the connection."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        """Close the connections."""
+        with self._lock, self._probe_lock:
+            for conn in (self._conn, self._probe):
+                if conn is not None:
+                    conn.close()
+            self._conn = self._probe = None
+
+    def _bump(self) -> None:
+        with self._probe_lock:
+            self._generation += 1
+
+    @property
+    def generation(self) -> int:
+        """Moves after every committed change, by any process, so cached recalls go stale."""
+        probe = self._probe
+        if probe is None:
+            return self._generation
+        with self._probe_lock:
+            try:
+                version = int(probe.execute("PRAGMA data_version").fetchone()[0])
+                if version != self._data_version:
+                    self._data_version = version
+                    self._generation += 1
+                    self._size = int(probe.execute("SELECT count(*) FROM memories").fetchone()[0])
+            except sqlite3.Error:
+                pass
+        return self._generation
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -193,6 +300,7 @@ class MemoryStore:
     # The same columns qualified for queries that join memories as ``m``.
     _M_COLS = ", ".join(f"m.{c.strip()}" for c in _COLS.split(","))
 
+    @_guard
     def count(self) -> int:
         """How many memories exist."""
         with self._lock:
@@ -207,10 +315,12 @@ class MemoryStore:
         size = self._size
         return size is not None and size <= max_memories and not self._lock.locked()
 
+    @_guard
     def create(
         self, content: str, tags: list[str], status: str, vec: Vector | None, embedder: str
     ) -> Memory:
         """Insert one memory; durable when this returns."""
+        self._writable()
         now = time.time()
         mid = uuid.uuid4().hex
         with self._lock:
@@ -231,11 +341,12 @@ class MemoryStore:
                         "INSERT INTO memory_vectors(memory_id, embedder, vec) VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
-            self.generation += 1
+            self._bump()
             if self._size is not None:
                 self._size += 1
         return Memory(mid, content, tags, status, now, now)
 
+    @_guard
     def get(self, mid: str) -> Memory:
         """One memory or NotFound."""
         with self._lock:
@@ -251,6 +362,7 @@ class MemoryStore:
             raise NotFound(f"memory {mid!r} does not exist")
         return self._row(row)
 
+    @_guard
     def update(
         self,
         mid: str,
@@ -262,6 +374,7 @@ class MemoryStore:
         embedder: str,
     ) -> Memory:
         """Change content, tags or status; the updated time moves."""
+        self._writable()
         current = self.get(mid)
         new_content = content if content is not None else current.content
         new_tags = tags if tags is not None else current.tags
@@ -287,21 +400,24 @@ class MemoryStore:
                         "VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
-            self.generation += 1
+            self._bump()
         return Memory(mid, new_content, new_tags, new_status, current.created_at, now)
 
+    @_guard
     def delete(self, mid: str) -> None:
         """Remove one memory or NotFound."""
+        self._writable()
         with self._lock:
             conn = self._db()
             with transaction(conn):
                 cur = conn.execute("DELETE FROM memories WHERE id = ?", (mid,))
-            self.generation += 1
+            self._bump()
             if self._size is not None:
                 self._size -= cur.rowcount
         if cur.rowcount == 0:
             raise NotFound(f"memory {mid!r} does not exist")
 
+    @_guard
     def tags(self) -> list[str]:
         """Every tag in use (lower-cased), most used first."""
         with self._lock:
@@ -328,6 +444,7 @@ class MemoryStore:
             args.extend(statuses)
         return (" AND ".join(where) or "1"), args
 
+    @_guard
     def recent(
         self, tags: list[str], statuses: list[str], limit: int, offset: int = 0
     ) -> tuple[list[Memory], int]:
@@ -346,8 +463,11 @@ class MemoryStore:
             ).fetchone()[0]
         return [self._row(r) for r in rows], int(total)
 
+    @_guard
     def lexical(self, query: str, tags: list[str], statuses: list[str], limit: int) -> list[Memory]:
         """BM25 over content and tags; the query is plain words, never syntax."""
+        if self.damaged is not None:
+            raise Unavailable(self.damage_message())
         expr = fts_query(query)
         if expr is None:
             return []
@@ -365,6 +485,26 @@ class MemoryStore:
             )
         return [self._row(r, -float(r[6])) for r in rows]
 
+    @_guard
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many memories hold each (folded) term, and how many memories there are."""
+        if not terms:
+            return {}, 0
+        marks = ",".join("?" * len(terms))
+        with self._lock:
+            conn = self._db()
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
+                "USING fts5vocab(main, memories_fts, row)"
+            )
+            rows = conn.execute(
+                f"SELECT term, doc FROM temp.memories_vocab WHERE term IN ({marks})",
+                terms,
+            ).fetchall()
+            total = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        return {str(t): int(d) for t, d in rows}, int(total)
+
+    @_guard
     def semantic(
         self, embedder: str, vec: Vector, tags: list[str], statuses: list[str], limit: int
     ) -> list[Memory]:
@@ -392,6 +532,7 @@ class MemoryStore:
         order = np.argsort(-sims)[:limit]
         return [self._row(rows[i], float(sims[i])) for i in order if sims[i] > 0]
 
+    @_guard
     def missing_vectors(self, embedder: str, limit: int = 256) -> list[tuple[str, str]]:
         """Memories without a vector from this embedder (after a model change)."""
         with self._lock:
@@ -407,8 +548,10 @@ class MemoryStore:
             )
         return [(r[0], r[1]) for r in rows]
 
+    @_guard
     def store_vectors(self, embedder: str, items: list[tuple[str, Vector]]) -> None:
         """Save vectors computed after the fact."""
+        self._writable()
         with self._lock:
             conn = self._db()
             with transaction(conn):
@@ -417,7 +560,7 @@ class MemoryStore:
                     "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)",
                     [(mid, embedder, v.astype(np.float32).tobytes(), mid) for mid, v in items],
                 )
-            self.generation += 1
+            self._bump()
 
 
 def fuse(lists: list[list[Memory]], limit: int, k: int = 60) -> list[Memory]:

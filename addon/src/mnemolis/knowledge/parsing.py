@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import logging
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from typing import Any
 
 _LOGGER = logging.getLogger(__name__)
 # pypdf warns per malformed object; the indexer reports one reason per file instead.
@@ -17,10 +19,37 @@ HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
 PDF_SUFFIXES = frozenset({".pdf"})
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES
 MAX_FILE_BYTES = 64 * 1024 * 1024
+_MAX_TREE_DEPTH = 64
 
 
 class ParseError(Exception):
     """A file could not be turned into text; the reason is shown in the db status."""
+
+
+class Interrupted(Exception):
+    """Indexing was asked to stop in the middle of a file (shutdown, database removed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileLimits:
+    """Per-file caps, so one huge file cannot hold the only indexing worker for minutes.
+
+    A file over a cap is indexed up to it and listed in the database status as cut,
+    with the reason (the settings ``rag.max_pdf_pages``, ``rag.max_file_chars``,
+    ``rag.max_file_chunks``).
+    """
+
+    max_pdf_pages: int = 2000
+    max_chars: int = 10_000_000
+    max_chunks: int = 20_000
+
+
+@dataclass(slots=True)
+class Parsed:
+    """A file's sections, and why it was cut short when a limit was reached."""
+
+    sections: list[Section]
+    cut: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -82,52 +111,136 @@ def markdown_sections(text: str) -> list[Section]:
 
 
 class _HTMLText(HTMLParser):
-    """Visible text of an HTML page as Markdown-ish lines (headings kept)."""
+    """Visible text of an HTML page as Markdown-ish lines (headings, items, code kept).
+
+    Navigation, search boxes and footers are left out, and when the page marks
+    its main content (``<main>`` or ``role="main"``) only that is kept, as a
+    browser's reader view does: the sidebar of every page would otherwise match
+    the names of every other page. Whitespace inside text is HTML's (a line
+    break in the source is a space); each block element starts a line, list
+    items start with ``- ``, table cells are joined with `` | `` and ``<pre>``
+    becomes a fenced block (so a ``# comment`` in code is not a heading). A line
+    that is nothing but a link (a table of contents, "see also" lists) is
+    navigation too and is left out.
+    """
 
     _BLOCK = frozenset(
-        {"p", "div", "li", "br", "tr", "section", "article", "table", "ul", "ol", "pre", "hr"}
-        | {"blockquote", "dd", "dt", "header", "footer", "main", "nav", "aside", "td", "th"}
+        {"p", "div", "li", "br", "tr", "section", "article", "table", "ul", "ol", "hr"}
+        | {"blockquote", "dd", "dt", "header", "main", "aside", "caption", "figcaption"}
     )
+    _PARAGRAPH = frozenset({"p", "div", "section", "article", "table", "ul", "ol", "blockquote"})
     _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+    _AROUND = frozenset({"nav", "footer"})
+    _AROUND_ROLES = frozenset({"navigation", "search", "banner", "contentinfo"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.main: list[str] = []
         self.skip = 0
+        self.pre = 0
         self.heading: int | None = None
         self.title = ""
         self._in_title = False
+        self._around: tuple[str, int] | None = None  # (tag, nesting) of a nav/footer region
+        self._main: tuple[str, int] | None = None  # (tag, nesting) of the main region
+        self._lists: list[list[int]] = []  # per open list: [items so far] (-1: bulleted)
+        self._links = 0  # open <a href> elements: their text is marked
+
+    def _emit(self, text: str) -> None:
+        self.parts.append(text)
+        if self._main is not None:
+            self.main.append(text)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "title":
             self._in_title = True
+        if self._around is not None:
+            if tag == self._around[0]:
+                self._around = (tag, self._around[1] + 1)
+            return
+        role = next((v for k, v in attrs if k == "role"), None)
+        if tag in self._AROUND or role in self._AROUND_ROLES:
+            self._around = (tag, 1)
+            return
+        if self._main is not None and tag == self._main[0]:
+            self._main = (tag, self._main[1] + 1)
+        elif self._main is None and not self.main and (tag == "main" or role == "main"):
+            self._main = (tag, 1)
         if tag in self._SKIP:
             self.skip += 1
         elif re.fullmatch(r"h[1-6]", tag):
             self.heading = int(tag[1])
-            self.parts.append("\n\n" + "#" * self.heading + " ")
+            self._emit("\n\n" + "#" * self.heading + " ")
+        elif tag == "pre":
+            self.pre += 1
+            self._emit("\n\n```\n")
+        elif tag in ("ol", "ul"):
+            self._lists.append([0 if tag == "ol" else -1])
+            self._emit("\n\n")
+        elif tag == "li":
+            counter = self._lists[-1] if self._lists else [-1]
+            if counter[0] >= 0:
+                counter[0] += 1
+                self._emit(f"\n{counter[0]}. ")
+            else:
+                self._emit("\n- ")
+        elif tag in ("td", "th"):
+            self._emit(" | ")
+        elif tag == "a" and any(k == "href" for k, _ in attrs):
+            self._links += 1
         elif tag in self._BLOCK:
-            self.parts.append("\n\n" if tag in ("p", "div", "section", "article") else "\n")
+            self._emit("\n\n" if tag in self._PARAGRAPH else "\n")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
             self._in_title = False
+        if self._around is not None:
+            if tag == self._around[0]:
+                depth = self._around[1] - 1
+                self._around = (tag, depth) if depth else None
+            return
         if tag in self._SKIP:
             self.skip = max(0, self.skip - 1)
         elif re.fullmatch(r"h[1-6]", tag):
             self.heading = None
-            self.parts.append("\n\n")
+            self._emit("\n\n")
+        elif tag == "pre":
+            self.pre = max(0, self.pre - 1)
+            self._emit("\n```\n\n")
+        elif tag in ("ol", "ul"):
+            if self._lists:
+                self._lists.pop()
+            self._emit("\n\n")
+        elif tag == "a" and self._links:
+            self._links -= 1
         elif tag in self._BLOCK:
-            self.parts.append("\n")
+            self._emit("\n\n" if tag in self._PARAGRAPH else "\n")
+        if self._main is not None and tag == self._main[0]:
+            depth = self._main[1] - 1
+            self._main = (tag, depth) if depth else None
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title += data
-        if self.skip:
+        if self.skip or self._around is not None:
             return
-        if self.heading is not None:
-            data = " ".join(data.split())
-        self.parts.append(data)
+        data = data.replace("\u00b6", "")  # Sphinx's permalink pilcrows
+        if not self.pre:
+            data = re.sub(r"\s+", " ", data)
+        if self._links and data.strip() and not self.pre:
+            data = f"{_LINK_OPEN}{data}{_LINK_CLOSE}"
+        self._emit(data)
+
+
+_LINK_OPEN, _LINK_CLOSE = "\x02", "\x03"  # around link text until the links-only lines go
+_LINK_ONLY = re.compile(
+    r"^(?:- |\d+\. )?(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*\x02[^\x03\n]*\x03"
+    r"(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*$",
+    re.M,
+)
+_ITEM_ALONE = re.compile(r"^(- |\d+\. ) *\n+(?=\S)", re.M)  # "<li><p>text": one line
+_CELL_START = re.compile(r"^ ?\| ", re.M)
 
 
 def html_to_markdown(text: str) -> str:
@@ -135,9 +248,16 @@ def html_to_markdown(text: str) -> str:
     parser = _HTMLText()
     parser.feed(text)
     parser.close()
-    body = "".join(parser.parts)
+    body = "".join(parser.main or parser.parts)
     body = re.sub(r"[ \t\r\f\v]+", " ", body)
     body = re.sub(r" *\n *", "\n", body)
+    body = _ITEM_ALONE.sub(r"\1", body)
+    body = _LINK_ONLY.sub("", body).replace(_LINK_OPEN, "").replace(_LINK_CLOSE, "")
+    body = re.sub(r" *\n *", "\n", body)
+    body = _ITEM_ALONE.sub(r"\1", body)
+    body = _CELL_START.sub("", body)
+    body = re.sub(r"^(?:-|\d+\.) *$", "", body, flags=re.M)
+    body = re.sub(r"\n\n+(?=(?:- |\d+\. )\S)", "\n", body)  # a list's items stay together
     body = re.sub(r"\n{3,}", "\n\n", body).strip()
     title = " ".join(parser.title.split())
     if title and not body.startswith("#"):
@@ -145,11 +265,60 @@ def html_to_markdown(text: str) -> str:
     return body
 
 
-def pdf_sections(raw: bytes) -> list[Section]:
-    """One section per PDF page that has extractable text."""
+def _trim_page_tree(reader: Any, limit: int) -> tuple[int, bool]:
+    """Cut the page tree to its first ``limit`` pages before pypdf lists them.
+
+    pypdf builds every page object when the page list is first used (38 s and
+    ~480 MB for 100,000 pages); trimming the ``/Kids`` arrays first means only
+    the pages that will be read are ever built. Returns the page count the
+    document declares and whether anything was cut.
+    """
+    from pypdf.generic import ArrayObject, DictionaryObject
+
+    root = reader.trailer["/Root"].get_object()["/Pages"].get_object()
+    count = root.get("/Count")
+    try:
+        declared = int(count.get_object()) if count is not None else 0
+    except (TypeError, ValueError):
+        declared = 0
+    budget = limit
+    cut = False
+    seen: set[int] = set()
+
+    def walk(node: Any, depth: int) -> None:
+        nonlocal budget, cut
+        if depth > _MAX_TREE_DEPTH or id(node) in seen:
+            return
+        seen.add(id(node))
+        kids = node.get("/Kids")
+        kids = kids.get_object() if kids is not None else None
+        if not isinstance(kids, ArrayObject):
+            return
+        for i in range(len(kids)):
+            if budget <= 0:
+                del kids[i:]
+                cut = True
+                return
+            kid = kids[i].get_object()
+            if isinstance(kid, DictionaryObject) and "/Kids" in kid and kid.get("/Type") != "/Page":
+                walk(kid, depth + 1)
+            else:
+                budget -= 1
+
+    walk(root, 0)
+    return declared, cut
+
+
+def pdf_sections(
+    raw: bytes, limits: FileLimits | None = None, stop: Callable[[], bool] | None = None
+) -> Parsed:
+    """One section per PDF page that has extractable text, within the limits."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    limits = limits or FileLimits()
+    out: list[Section] = []
+    notes: list[str] = []
     try:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted:
@@ -157,12 +326,31 @@ def pdf_sections(raw: bytes) -> list[Section]:
                 reader.decrypt("")
             except Exception as err:
                 raise ParseError("PDF is encrypted") from err
-        out: list[Section] = []
+        declared, trimmed = _trim_page_tree(reader, limits.max_pdf_pages)
+        if trimmed:
+            notes.append(
+                f"PDF has {declared or 'more than ' + str(limits.max_pdf_pages)} pages; only the "
+                f"first {limits.max_pdf_pages} are indexed (rag.max_pdf_pages)"
+            )
+        chars = 0
         for number, page in enumerate(reader.pages, start=1):
+            if stop is not None and stop():
+                raise Interrupted(f"stopped at page {number}")
             text = (page.extract_text() or "").strip()
-            if text:
-                out.append(Section(f"page {number}", text))
-    except ParseError:
+            if not text:
+                continue
+            if chars + len(text) > limits.max_chars:
+                text = text[: max(limits.max_chars - chars, 0)]
+                notes.append(
+                    f"text stops at page {number}: only the first {limits.max_chars} characters "
+                    "are indexed (rag.max_file_chars)"
+                )
+                if text:
+                    out.append(Section(f"page {number}", text))
+                break
+            chars += len(text)
+            out.append(Section(f"page {number}", text))
+    except (ParseError, Interrupted):
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as err:
         raise ParseError(f"unreadable PDF: {err}") from err
@@ -170,21 +358,123 @@ def pdf_sections(raw: bytes) -> list[Section]:
         raise ParseError(f"unreadable PDF: {type(err).__name__}: {err}") from err
     if not out:
         raise ParseError("PDF has no extractable text (scanned images?)")
-    return out
+    return Parsed(out, notes)
+
+
+def _capped(text: str, limits: FileLimits, notes: list[str]) -> str:
+    if len(text) <= limits.max_chars:
+        return text
+    notes.append(
+        f"text is {len(text)} characters; only the first {limits.max_chars} are indexed "
+        "(rag.max_file_chars)"
+    )
+    return text[: limits.max_chars]
+
+
+def read_document(
+    name: str,
+    raw: bytes,
+    limits: FileLimits | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Parsed:
+    """Sections of one file by its type, within the per-file limits; ParseError with a reason."""
+    limits = limits or FileLimits()
+    suffix = name[name.rfind(".") :].lower() if "." in name else ""
+    if suffix in PDF_SUFFIXES:
+        return pdf_sections(raw, limits, stop)
+    notes: list[str] = []
+    text = decode_text(raw)
+    if suffix in HTML_SUFFIXES:
+        return Parsed(markdown_sections(_capped(html_to_markdown(text), limits, notes)), notes)
+    text = _capped(text, limits, notes)
+    if suffix in (".md", ".markdown"):
+        return Parsed(markdown_sections(text), notes)
+    return Parsed(text_sections(text), notes)
 
 
 def parse_document(name: str, raw: bytes) -> list[Section]:
-    """Sections of one file by its type; raises ParseError with a reason."""
-    suffix = name[name.rfind(".") :].lower() if "." in name else ""
-    if suffix in PDF_SUFFIXES:
-        return pdf_sections(raw)
-    text = decode_text(raw)
-    if suffix in HTML_SUFFIXES:
-        return markdown_sections(html_to_markdown(text))
-    if suffix in (".md", ".markdown"):
-        return markdown_sections(text)
-    body = text.strip()
-    return [Section("", body)] if body else []
+    """Sections of one file by its type (default limits); raises ParseError with a reason."""
+    return read_document(name, raw).sections
+
+
+_UNDERLINE = re.compile(r"(?:=+|-+|~+|\*+|\^+|#+)")
+_TITLE_END = re.compile(r"[.,;:!?)\]]$")
+# A line ending in one of these continues on the next line (hard-wrapped prose).
+_CONTINUES = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+    ]
+)
+
+
+def title_line(line: str, after: str) -> bool:
+    """A heading line in text without markup: short, no sentence or record in it.
+
+    "Wifi", "BINS" or "Chirping" over the lines they head. A line ending in "the",
+    "in", "and" … continues a wrapped sentence, and a lower-case next line
+    continues it too, so neither is a heading.
+    """
+    words = line.split()
+    if not words or len(line) > 40 or len(words) > 5 or not line[0].isalnum():
+        return False
+    if _TITLE_END.search(line) or ": " in line or " | " in line:
+        return False
+    if words[-1].lower() in _CONTINUES:
+        return False
+    return not after or not after[:1].islower()
+
+
+def text_sections(text: str) -> list[Section]:
+    """Plain text split at its heading lines (short lines opening a paragraph)."""
+    sections: list[Section] = []
+    heading = ""
+    lines: list[str] = []
+    source = text.replace("\r\n", "\n").split("\n")
+
+    def flush() -> None:
+        body = "\n".join(lines).strip()
+        if body:
+            sections.append(Section(heading, body))
+        lines.clear()
+
+    previous_blank = True
+    i = 0
+    while i < len(source):
+        line = source[i].strip()
+        after = source[i + 1].strip() if i + 1 < len(source) else ""
+        if line and previous_blank and _UNDERLINE.fullmatch(after) and len(after) >= 3:
+            flush()
+            heading = line
+            i += 2
+            previous_blank = True
+            continue
+        capitals = line.isupper() and not after  # "WARRANTY RECORD" over what follows
+        if line and previous_blank and (after or capitals) and title_line(line, after):
+            flush()
+            heading = line
+            i += 1
+            previous_blank = False
+            continue
+        lines.append(source[i])
+        previous_blank = not line
+        i += 1
+    flush()
+    return sections
 
 
 def document_text(name: str, raw: bytes) -> str:

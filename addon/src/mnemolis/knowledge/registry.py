@@ -46,6 +46,8 @@ class RegistryData:
 
     databases: dict[str, Registration] = field(default_factory=dict)
     removed_builtin: list[str] = field(default_factory=list)
+    #: The file was unreadable and has been moved aside (the data is empty).
+    corrupt: bool = False
 
 
 def check_name(name: object) -> str:
@@ -120,13 +122,16 @@ class Registry:
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / "rag" / "registry.json"
         self._lock = threading.Lock()
+        #: What went wrong with the file in this run (readiness says degraded), or None.
+        self.problem: str | None = None
 
-    def mtime_ns(self) -> int:
-        """Change marker so a server notices CLI edits."""
+    def marker(self) -> tuple[int, int, int]:
+        """Change marker so a server notices CLI edits (each save is a new file)."""
         try:
-            return self.path.stat().st_mtime_ns
+            st = self.path.stat()
         except OSError:
-            return 0
+            return (0, 0, 0)
+        return (st.st_mtime_ns, st.st_ino, st.st_size)
 
     def load(self) -> RegistryData:
         """Read the file; a missing file is an empty registry."""
@@ -136,15 +141,18 @@ class Registry:
             return RegistryData()
         except (OSError, ValueError) as err:
             # Never block start-up: keep the broken file for inspection, start empty.
-            aside = self.path.with_name(f"registry.corrupt-{int(time.time())}.json")
-            _LOGGER.error(
-                "database registry %s is unreadable (%s); moved to %s", self.path, err, aside
-            )
+            aside = self.path.with_name(f"registry.corrupt-{time.time_ns()}.json")
             try:
                 self.path.replace(aside)
-            except OSError:
-                _LOGGER.exception("cannot move the broken registry aside")
-            return RegistryData()
+                where = f"moved to {aside}"
+            except OSError as move_err:
+                where = f"could not be moved aside ({move_err.strerror})"
+            self.problem = (
+                f"the database registry {self.path} was unreadable ({err}) and {where}; "
+                "databases it listed must be registered again"
+            )
+            _LOGGER.error("%s", self.problem)
+            return RegistryData(corrupt=True)
         if not isinstance(raw, dict):
             return RegistryData()
         data = RegistryData(removed_builtin=list(raw.get("removed_builtin", [])))

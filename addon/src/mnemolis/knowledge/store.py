@@ -13,6 +13,7 @@ import contextlib
 import functools
 import json
 import logging
+import queue
 import shutil
 import sqlite3
 import threading
@@ -24,10 +25,12 @@ from typing import Any, Literal
 
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
-from .database import DocumentDatabase, Hit, ScanReport
+from . import relevance
+from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, corrupt
 from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
+from .parsing import FileLimits
 from .registry import (
     BUNDLED_DIR,
     BUNDLED_NAME,
@@ -47,13 +50,20 @@ MEMORY_MODES = ("lexical", "semantic", "hybrid")
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
 WATCH_DEBOUNCE_MS = 400
+WATCH_CHECK_MS = 5000  # how often a watcher checks that its folder still exists
+WATCH_RETRY_S = 5.0
 REGISTRY_POLL_S = 2.0
 MAX_BUNDLE_CHARS = 2_000_000
-CLOSE_WAIT_S = 15.0
+CLOSE_WAIT_S = 5.0
+RETRY_FIRST_S = 5.0  # a database or memory store that failed to open is tried again
+RETRY_MAX_S = 60.0
 EMBED_JOB_BUDGET = 256
 # Searches this small run on the event loop: a worker-thread hop costs more than
 # the search itself, and under load the hops queue (docs/benchmarks.md).
 INLINE_MAX_CHUNKS = 4000
+# Hybrid: the model's ranking counts fully, the keyword ranking half (it adds exact
+# names and codes the model misses; on natural questions the model ranks better).
+HYBRID_WEIGHTS = (0.5, 1.0)
 INLINE_MAX_MEMORIES = 500
 
 
@@ -91,6 +101,71 @@ def rag_mode(value: object, default: str = "hybrid") -> str:
     return mode
 
 
+class IndexWorker:
+    """One daemon thread running indexing jobs in order (a one-thread executor).
+
+    Not a ``ThreadPoolExecutor``: Python joins those threads at exit, so a job
+    stuck in one huge file kept a SIGTERM'd server alive for minutes. Jobs
+    check the stop flag between files and PDF pages; whatever still runs when
+    the process ends is rolled back by SQLite (WAL) and redone by the next
+    start's catch-up scan.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._queue: queue.SimpleQueue[
+            tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None
+        ] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+        """Queue ``fn``; its future resolves when it has run."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("cannot schedule new jobs after shutdown")
+            self._queue.put((future, fn))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self._thread.start()
+        return future
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn()
+            except BaseException as err:
+                future.set_exception(err)
+            else:
+                future.set_result(result)
+
+    def shutdown(self) -> None:
+        """Refuse new jobs, cancel queued ones; the running one finishes (or stops)."""
+        with self._lock:
+            self._closed = True
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    item[0].cancel()
+            self._queue.put(None)
+
+    def join(self, timeout: float) -> bool:
+        """Wait (bounded) for the running job; True when the thread has ended."""
+        thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+
 class _Halt:
     """Stop signal for one database's job: the store closing or the database removed."""
 
@@ -124,14 +199,25 @@ class KnowledgeStore:
         self.databases: dict[str, DocumentDatabase] = {}
         self.failed: dict[str, str] = {}
         self.memories = MemoryStore(self.data_dir)
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="mnemolis-index"
+        self._own = OwnFiles(self.data_dir)
+        self._limits = FileLimits(
+            max_pdf_pages=settings.rag.max_pdf_pages,
+            max_chars=settings.rag.max_file_chars,
+            max_chunks=settings.rag.max_file_chunks,
         )
+        self._executor = IndexWorker("mnemolis-index")
+        self._waiting_lock = threading.Lock()
         self._stop = threading.Event()
-        self._watch_stop = asyncio.Event()
+        # Each watcher has its own stop event: watchfiles sets the one it was given
+        # when its task is cancelled, which must stop that watcher only.
+        self._watch_stops: dict[str, asyncio.Event] = {}
+        self._watch_live: set[str] = set()  # databases whose watcher is watching right now
+        self._closing = asyncio.Event()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._registry_mtime = 0
+        self._registry_marker = (0, 0, 0)
+        self._retry_at: dict[str, tuple[float, float]] = {}  # name -> (next try, back-off)
+        self._removed_builtin: list[str] = []
         self._closed = False
         self._memories_embedded: set[str] = set()
         self.watching = False
@@ -146,17 +232,20 @@ class KnowledgeStore:
         *,
         index: bool = True,
         services: dict[str, Any] | None = None,
+        follow_registry: bool = False,
     ) -> KnowledgeStore:
         """Open every registered database (skipping broken ones) and the memory store.
 
         ``watch`` keeps the indexes current (the server); ``index`` runs one
-        catch-up scan in the background (changed, new and deleted files).
+        catch-up scan in the background (changed, new and deleted files);
+        ``follow_registry`` (implied by ``watch``) picks up databases another
+        process added, removed or re-created (long-running ``mnemolis mcp``).
         """
         store = cls(settings, services)
-        await store._open(watch=watch, index=index)
+        await store._open(watch=watch, index=index, follow=follow_registry or watch)
         return store
 
-    async def _open(self, *, watch: bool, index: bool) -> None:
+    async def _open(self, *, watch: bool, index: bool, follow: bool) -> None:
         self._loop = asyncio.get_running_loop()
         try:
             await asyncio.to_thread(self.memories.open)
@@ -179,6 +268,7 @@ class KnowledgeStore:
             self.watching = True
             for name in list(self.databases):
                 self._start_watch(name)
+        if follow:
             self._tasks["__registry__"] = asyncio.create_task(self._poll_registry())
 
     def _load_registry(self) -> RegistryData:
@@ -197,21 +287,65 @@ class KnowledgeStore:
             if data.databases[BUNDLED_NAME].path != str(BUNDLED_DIR):
                 data.databases[BUNDLED_NAME].path = str(BUNDLED_DIR)
                 self.registry.save(data)
-        self._registry_mtime = self.registry.mtime_ns()
+        self._registry_marker = self.registry.marker()
+        self._removed_builtin = list(data.removed_builtin)
         self.registrations = dict(data.databases)
         return data
 
-    async def _open_db(self, reg: Registration) -> None:
-        db = DocumentDatabase(reg.name, Path(reg.path), self.data_dir / "rag" / reg.name)
+    async def _open_db(self, reg: Registration, *, retry: bool = False) -> None:
+        db = DocumentDatabase(
+            reg.name, Path(reg.path), self.data_dir / "rag" / reg.name, self._own, self._limits
+        )
         try:
             await asyncio.to_thread(db.open)
         except (sqlite3.Error, OSError) as err:
             self.failed[reg.name] = f"cannot open {db.db_path}: {err}"
-            _LOGGER.warning("rag %s skipped: %s", reg.name, self.failed[reg.name])
+            log = _LOGGER.debug if retry else _LOGGER.warning
+            log("rag %s skipped: %s (trying again in the background)", reg.name, err)
             db.close()
             return
         self.failed.pop(reg.name, None)
+        self._retry_at.pop(reg.name, None)
         self.databases[reg.name] = db
+
+    async def _retry_failed(self) -> None:
+        """Open again what failed to open (a full disk, a folder not mounted yet), backing off.
+
+        A database that recovers is caught up and watched like one opened at start.
+        """
+        now = time.monotonic()
+        for name in [n for n, db in list(self.databases.items()) if db.damaged]:
+            await self._rebuild(name)
+        for name in list(self.failed):
+            reg = self.registrations.get(name)
+            if reg is None or name in self.databases:
+                self.failed.pop(name, None)
+                continue
+            due, delay = self._retry_at.get(name, (0.0, RETRY_FIRST_S))
+            if now < due:
+                continue
+            await self._open_db(reg, retry=True)
+            if name not in self.databases:
+                self._retry_at[name] = (now + delay, min(delay * 2, RETRY_MAX_S))
+                continue
+            _LOGGER.info("rag %s: opened on a retry; catching up", name)
+            self._submit_scan(name)
+            if self.watching:
+                self._start_watch(name)
+        if self.memories.problem and not self.memories.is_open:
+            due, delay = self._retry_at.get("__memories__", (0.0, RETRY_FIRST_S))
+            if now < due:
+                return
+            try:
+                await asyncio.to_thread(self.memories.open)
+            except (sqlite3.Error, OSError) as err:
+                _LOGGER.debug("memory store still cannot open: %s", err)
+                self._retry_at["__memories__"] = (now + delay, min(delay * 2, RETRY_MAX_S))
+                return
+            _LOGGER.info("memory store %s opened on a retry", self.memories.path)
+            self.memories.problem = None
+            self._retry_at.pop("__memories__", None)
+            self._submit_memory_vectors()
 
     async def close(self) -> None:
         """Stop watchers and the worker (after its current file), close every database."""
@@ -219,32 +353,26 @@ class KnowledgeStore:
             return
         self._closed = True
         self._stop.set()
-        self._watch_stop.set()
+        self._closing.set()
+        for stop in self._watch_stops.values():
+            stop.set()
         for task in self._tasks.values():
             task.cancel()
         for task in self._tasks.values():
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        idle = await asyncio.to_thread(self._worker_idle, CLOSE_WAIT_S)
+        self._executor.shutdown()
+        idle = await asyncio.to_thread(self._executor.join, CLOSE_WAIT_S)
         if not idle:
-            # A model embedding batch is still running; SQLite rolls its open
-            # transaction back at exit, so leaving the connections is safe.
+            # A file or a model embedding batch is still running; SQLite rolls its
+            # open transaction back at exit, so leaving the connections is safe,
+            # and the worker is a daemon thread: it never keeps the process alive.
             _LOGGER.warning("indexing worker still busy after %.0f s; not waiting", CLOSE_WAIT_S)
             return
         for db in self.databases.values():
             db.close()
         self.memories.close()
-
-    def _worker_idle(self, timeout: float) -> bool:
-        """Wait for the indexing thread to finish its current job (bounded)."""
-        deadline = time.monotonic() + timeout
-        for thread in list(getattr(self._executor, "_threads", ())):
-            thread.join(max(0.0, deadline - time.monotonic()))
-            if thread.is_alive():
-                return False
-        return True
 
     def publish(self, services: dict[str, Any]) -> None:
         """Share the store and its cheap lookups with the router, stats and MCP."""
@@ -260,7 +388,23 @@ class KnowledgeStore:
         return self._executor.submit(fn)
 
     def _submit_scan(self, name: str, *, force: bool = False) -> concurrent.futures.Future[Any]:
-        return self._submit(lambda: self._scan_job(name, force))
+        db = self.databases.get(name)
+        if db is None:
+            return self._submit(lambda: self._scan_job(name, force))
+        with self._waiting_lock:
+            db.scans_waiting += 1
+
+        def job() -> ScanReport | None:
+            with self._waiting_lock:
+                db.scans_waiting -= 1
+            return self._scan_job(name, force)
+
+        try:
+            return self._submit(job)
+        except BaseException:
+            with self._waiting_lock:
+                db.scans_waiting -= 1
+            raise
 
     def _scan_job(self, name: str, force: bool) -> ScanReport | None:
         db = self.databases.get(name)
@@ -279,16 +423,19 @@ class KnowledgeStore:
         except Exception as err:
             db.last_error = f"indexing failed: {type(err).__name__}: {err}"
             _LOGGER.exception("rag %s: indexing failed", name)
+            if isinstance(err, sqlite3.Error) and corrupt(err):
+                db.damaged = str(err)
             return None
         finally:
             db.indexing = False
         _LOGGER.info(
-            "rag %s: %d indexed, %d unchanged, %d removed, %d failed (%d chunks) in %.1f s",
+            "rag %s: %d indexed, %d unchanged, %d removed, %d failed, %d cut (%d chunks) in %.1f s",
             name,
             report.indexed,
             report.unchanged,
             report.removed,
             report.failed,
+            report.cut,
             report.chunks,
             time.perf_counter() - started,
         )
@@ -313,12 +460,14 @@ class KnowledgeStore:
         except Exception as err:
             db.last_error = f"indexing failed: {type(err).__name__}: {err}"
             _LOGGER.exception("rag %s: update failed", name)
+            if isinstance(err, sqlite3.Error) and corrupt(err):
+                db.damaged = str(err)
         finally:
             db.indexing = False
 
     def _submit_memory_vectors(self) -> None:
         def job() -> None:
-            if self.memories.problem:
+            if self.memories.problem or self.memories.damaged:
                 return
             embedder = current_embedder(self.services)
             self._memories_embedded.add(embedder.name)
@@ -333,68 +482,160 @@ class KnowledgeStore:
 
         self._submit(job)
 
-    def _start_watch(self, name: str) -> None:
+    def _start_watch(self, name: str, *, catch_up: bool = False) -> None:
         reg = self.registrations.get(name)
-        if reg is None or reg.readonly or name not in self.databases:
+        if reg is None or reg.readonly or name not in self.databases or self._closing.is_set():
             return
-        self._tasks[name] = asyncio.create_task(self._watch(name), name=f"rag-watch-{name}")
+        stop = asyncio.Event()
+        self._watch_stops[name] = stop
+        self._watch_live.add(name)  # until it finds the folder missing or stops
+        self._tasks[name] = asyncio.create_task(
+            self._watch(name, stop, catch_up), name=f"rag-watch-{name}"
+        )
 
-    async def _watch(self, name: str) -> None:
-        from watchfiles import awatch
+    def watcher_running(self, name: str) -> bool:
+        """Whether the folder of ``name`` is being watched right now (for status)."""
+        task = self._tasks.get(name)
+        return task is not None and not task.done() and name in self._watch_live
 
+    async def _watch(self, name: str, stop: asyncio.Event, catch_up: bool) -> None:
+        """Watch one folder until ``stop``; after any gap (folder away, restart) catch up."""
         db = self.databases[name]
-        while not self._watch_stop.is_set() and name in self.databases:
-            if not db.root.is_dir():
-                await asyncio.sleep(5)
-                continue
-            try:
-                async for changes in awatch(
-                    db.root,
-                    stop_event=self._watch_stop,
-                    debounce=WATCH_DEBOUNCE_MS,
-                    step=50,
-                    recursive=True,
-                    ignore_permission_denied=True,
-                ):
-                    paths = sorted({Path(p) for _, p in changes})
-                    job = functools.partial(self._update_job, name, paths)
-                    await asyncio.wrap_future(self._submit(job))
-            except asyncio.CancelledError:
-                raise
-            except Exception as err:
-                _LOGGER.warning("rag %s: watcher stopped (%s); restarting", name, err)
-                await asyncio.sleep(2)
-                continue
+        missed = catch_up
+        try:
+            while not stop.is_set() and self.databases.get(name) is db:
+                if not db.root.is_dir():
+                    missed = True
+                    self._watch_live.discard(name)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), WATCH_RETRY_S)
+                    continue
+                if missed:  # what changed while nobody watched was not seen
+                    missed = False
+                    self._submit_scan(name)
+                try:
+                    await self._watch_folder(name, db, stop)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as err:
+                    _LOGGER.warning("rag %s: watcher stopped (%s); restarting", name, err)
+                    missed = True
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), WATCH_RETRY_S)
+        finally:
+            self._watch_live.discard(name)
+
+    async def _watch_folder(self, name: str, db: DocumentDatabase, stop: asyncio.Event) -> None:
+        """One ``awatch`` run; returns when stopped or when the folder disappears."""
+        from watchfiles import DefaultFilter, awatch
+
+        own = self._own
+        default = DefaultFilter()
+
+        def wanted(change: Any, path: str) -> bool:
+            return not own(path) and default(change, path)
+
+        self._watch_live.add(name)
+        try:
+            async for changes in awatch(
+                db.root,
+                watch_filter=wanted,
+                stop_event=stop,
+                debounce=WATCH_DEBOUNCE_MS,
+                step=50,
+                rust_timeout=WATCH_CHECK_MS,
+                yield_on_timeout=True,
+                recursive=True,
+                ignore_permission_denied=True,
+            ):
+                if not db.root.is_dir():
+                    return  # deleted or moved away: the watch is on a dead inode
+                if not changes:
+                    continue
+                paths = sorted({Path(p) for _, p in changes})
+                job = functools.partial(self._update_job, name, paths)
+                await asyncio.wrap_future(self._submit(job))
+        finally:
+            self._watch_live.discard(name)
+
+    def _revive_watchers(self) -> None:
+        """Start again any watcher whose task ended although nobody stopped it."""
+        if not self.watching or self._closing.is_set():
             return
+        for name in list(self.databases):
+            task = self._tasks.get(name)
+            # _drop forgets a watcher it stops; one still listed ended by itself
+            # (awatch also sets its stop event when its task is cancelled).
+            if task is not None and task.done() and name in self._watch_stops:
+                _LOGGER.warning("rag %s: the folder watcher ended; starting it again", name)
+                self._start_watch(name, catch_up=True)
 
     async def _poll_registry(self) -> None:
         """Pick up databases added or removed by ``mnemolis rag``, and model changes."""
         embedder_name = current_embedder(self.services).name
-        while not self._watch_stop.is_set():
-            await asyncio.sleep(REGISTRY_POLL_S)
-            now_name = current_embedder(self.services).name
-            if now_name != embedder_name:
-                # A model appeared (or went): re-embed in the background right away.
-                embedder_name = now_name
-                _LOGGER.info("embedder is now %s; re-embedding databases and memories", now_name)
-                for db in list(self.databases.values()):
-                    await asyncio.to_thread(
-                        self._ensure_embedded, db, current_embedder(self.services)
-                    )
-                self._memories_embedded.add(now_name)
-                self._submit_memory_vectors()
-            mtime = self.registry.mtime_ns()
-            if mtime == self._registry_mtime:
-                continue
+        while not self._closing.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), REGISTRY_POLL_S)
+            if self._closing.is_set():
+                return
             try:
-                await self._reconcile()
+                await self._retry_failed()
+                self._revive_watchers()
+                now_name = current_embedder(self.services).name
+                if now_name != embedder_name:
+                    # A model appeared (or went): re-embed in the background right away.
+                    embedder_name = now_name
+                    _LOGGER.info(
+                        "embedder is now %s; re-embedding databases and memories", now_name
+                    )
+                    for db in list(self.databases.values()):
+                        await asyncio.to_thread(
+                            self._ensure_embedded, db, current_embedder(self.services)
+                        )
+                    self._memories_embedded.add(now_name)
+                    self._submit_memory_vectors()
+                await asyncio.to_thread(self._refresh_counts)
+                replaced = [n for n, db in list(self.databases.items()) if db.replaced()]
+                if replaced or self.registry.marker() != self._registry_marker:
+                    await self._reconcile(replaced)
             except Exception as err:
-                _LOGGER.warning("registry reload failed: %s", err)
+                _LOGGER.warning("registry or watcher check failed: %s", err)
 
-    async def _reconcile(self) -> None:
+    def _refresh_counts(self) -> None:
+        """File counts of databases another process wrote to (for /api/stats)."""
+        for db in list(self.databases.values()):
+            if db.is_open and db.counts_stale:
+                with contextlib.suppress(sqlite3.Error):
+                    db.refresh_counts()
+
+    async def _reconcile(self, replaced: list[str] | None = None) -> None:
+        """Follow the registry file and the database files other processes changed.
+
+        A database removed and registered again (``rag remove`` + ``rag add``)
+        has a new registration or a new ``data.db``: the old one is closed and
+        the new one opened, never left serving a deleted index. A registry file
+        that became unreadable is written again from what this process has open.
+        """
         data = await asyncio.to_thread(self.registry.load)
-        self._registry_mtime = self.registry.mtime_ns()
-        for name in [n for n in self.registrations if n not in data.databases]:
+        if data.corrupt:
+            restored = RegistryData(dict(self.registrations), list(self._removed_builtin))
+            await asyncio.to_thread(self.registry.save, restored)
+            self.registry.problem = (
+                f"{self.registry.problem}; it was written again from the "
+                f"{len(restored.databases)} database(s) this server had registered"
+            )
+            _LOGGER.error("%s", self.registry.problem)
+            self._registry_marker = self.registry.marker()
+            return
+        self._removed_builtin = list(data.removed_builtin)
+        self._registry_marker = self.registry.marker()
+        stale = set(replaced or ())
+        for name, reg in data.databases.items():
+            old = self.registrations.get(name)
+            if old is not None and (old.path, old.created_at) != (reg.path, reg.created_at):
+                stale.add(name)
+        for name in [n for n in self.registrations if n not in data.databases or n in stale]:
+            _LOGGER.info("rag %s: changed by another process; re-opening", name)
             await self._drop(name, delete_files=False)
         for name, reg in data.databases.items():
             if name not in self.registrations:
@@ -406,20 +647,43 @@ class KnowledgeStore:
                         self._start_watch(name)
 
     async def _drop(self, name: str, *, delete_files: bool) -> None:
+        self.registrations.pop(name, None)
+        self.failed.pop(name, None)
+        await self._unload(name, delete_files=delete_files)
+
+    async def _unload(self, name: str, *, delete_files: bool) -> None:
+        """Stop the watcher, close the database (on the worker), optionally delete its index."""
+        stop = self._watch_stops.pop(name, None)
+        if stop is not None:
+            stop.set()
         task = self._tasks.pop(name, None)
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         db = self.databases.pop(name, None)
-        self.registrations.pop(name, None)
-        self.failed.pop(name, None)
         if db is not None:
             db.cancelled.set()  # a running job stops after its current file or batch
             # Close on the worker so an in-flight job finishes with open connections.
             await asyncio.wrap_future(self._submit(db.close))
         if delete_files:
             await asyncio.to_thread(shutil.rmtree, self.data_dir / "rag" / name, ignore_errors=True)
+
+    async def _rebuild(self, name: str) -> None:
+        """A damaged index is derived data: delete it and index the folder again."""
+        reg = self.registrations.get(name)
+        db = self.databases.get(name)
+        if reg is None or db is None:
+            return
+        _LOGGER.warning("rag %s: rebuilding the damaged index (%s)", name, db.damaged)
+        # Meanwhile its searches are a 503 saying so (not "does not exist").
+        self.failed[name] = f"the index was damaged ({db.damaged}) and is being rebuilt"
+        await self._unload(name, delete_files=True)
+        await self._open_db(reg)
+        if name in self.databases:
+            self._submit_scan(name)
+            if self.watching:
+                self._start_watch(name)
 
     # --- databases -----------------------------------------------------------
 
@@ -476,16 +740,21 @@ class KnowledgeStore:
             "createAt": reg.created_at,
             "readonly": reg.readonly,
             "loaded": name in self.databases,
-            "watching": name in self._tasks,
+            "watching": self.watcher_running(name),
         }
         db = self.databases.get(name)
         if db is None:
             out["error"] = self.failed.get(name, "not loaded")
             return out
-        out.update(await asyncio.to_thread(db.status))
-        out["indexing"] = db.indexing
+        try:
+            out.update(await asyncio.to_thread(db.status))
+        except sqlite3.Error as err:
+            db.last_error = f"cannot read the index: {err}"
+        out["indexing"] = db.indexing or db.scans_waiting > 0
         out["embedding"] = db.reembedding
         out["error"] = db.last_error
+        if db.damaged:
+            out["error"] = f"the index is damaged ({db.damaged}); it is being rebuilt"
         return out
 
     async def all_status(self) -> list[dict[str, Any]]:
@@ -504,7 +773,7 @@ class KnowledgeStore:
         if key == BUNDLED_NAME and key in data.removed_builtin:
             data.removed_builtin.remove(key)
         await asyncio.to_thread(self.registry.save, data)
-        self._registry_mtime = self.registry.mtime_ns()
+        self._registry_marker = self.registry.marker()
         self.registrations[key] = reg
         stale = self.data_dir / "rag" / key
         if stale.exists():
@@ -529,7 +798,7 @@ class KnowledgeStore:
         if key == BUNDLED_NAME:
             data.removed_builtin.append(key)
         await asyncio.to_thread(self.registry.save, data)
-        self._registry_mtime = self.registry.mtime_ns()
+        self._registry_marker = self.registry.marker()
         await self._drop(key, delete_files=True)
 
     async def reindex(self, name: object, *, wait: bool = True) -> dict[str, Any]:
@@ -537,6 +806,8 @@ class KnowledgeStore:
         key = name.strip() if isinstance(name, str) else ""
         if key not in self.registrations:
             raise NotFound(f'database "{key}" does not exist')
+        if key in self.databases and self.databases[key].damaged:
+            await self._rebuild(key)
         if key not in self.databases:
             reg = self.registrations[key]
             await asyncio.to_thread(shutil.rmtree, self.data_dir / "rag" / key, True)
@@ -583,10 +854,21 @@ class KnowledgeStore:
             if not db.embed_pending:
                 db.reembedding = False
 
+    def _model_expected(self) -> bool:
+        """Whether an embedding model is configured (``auto`` or a file), not turned off."""
+        spec = (self.settings.llm.embedding_model or "auto").strip().lower()
+        return spec not in ("off", "none")
+
     def _embed_step(self, db: DocumentDatabase) -> None:
         """Embed missing chunks; a model works in slices so other jobs interleave."""
         embedder = current_embedder(self.services)
-        budget = None if isinstance(embedder, HashingEmbedder) else EMBED_JOB_BUDGET
+        fallback = isinstance(embedder, HashingEmbedder)
+        previous = db.embedder_name()
+        if fallback and previous and previous != embedder.name and self._model_expected():
+            # A model's vectors are not replaced by the hashing fallback while a model is
+            # configured (a CLI without it, a server still loading it): new chunks wait.
+            return
+        budget = None if fallback else EMBED_JOB_BUDGET
         halt = self._halt(db)
         done = db.embed_missing(embedder, self._loop, halt, budget)
         db.embed_pending = budget is not None and done >= budget and not halt.is_set()
@@ -598,25 +880,36 @@ class KnowledgeStore:
         self, db: DocumentDatabase, q: str, fetch: int, mode: str
     ) -> tuple[list[Hit], list[Hit]]:
         """Keyword and semantic rankings of one database (empty when the mode skips one)."""
-        return (await self._rankings_of([db], q, fetch, mode))[0]
+        return (await self._rankings_of([db], q, fetch, mode, strict=True))[0]
 
     async def _rankings_of(
-        self, dbs: list[DocumentDatabase], q: str, fetch: int, mode: str
+        self,
+        dbs: list[DocumentDatabase],
+        q: str,
+        fetch: int,
+        mode: str,
+        failed: list[str] | None = None,
+        *,
+        strict: bool = False,
     ) -> list[tuple[list[Hit], list[Hit]]]:
         """Rankings of several databases in one worker-thread hop (one per question).
 
         Only an async (model) embedder is awaited on the loop first. Small
         databases whose vectors are already in memory are searched on the loop
-        itself. A database that fails is logged and ranks nothing; the others
-        still answer.
+        itself. A database that fails is logged, named in ``failed`` and ranks
+        nothing; the others still answer. With ``strict`` (one database asked
+        for by name) a database that fails is a 503 saying why.
         """
         embedder = current_embedder(self.services)
-        semantic_on = mode in ("semantic", "hybrid")
+        # Without a model, "semantic" is feature hashing: shared words again, noise in a
+        # fusion with the keyword ranking. Hybrid is then the keyword ranking alone.
+        semantic_on = mode == "semantic" or (
+            mode == "hybrid" and not isinstance(embedder, HashingEmbedder)
+        )
         vec = None
         if semantic_on and not callable(getattr(embedder, "embed_sync", None)):
             vec = (await embed_async(embedder, [q]))[0]
-        floor = float(getattr(embedder, "min_similarity", 0.0))
-        single = len(dbs) == 1
+        floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
 
         def one(db: DocumentDatabase, qvec: Any) -> tuple[list[Hit], list[Hit]]:
             keyword = db.search_keyword(q, fetch) if mode in ("keyword", "hybrid") else []
@@ -636,16 +929,19 @@ class KnowledgeStore:
                 try:
                     out.append(one(db, qvec))
                 except sqlite3.Error as err:
-                    if single:
-                        raise
                     _LOGGER.warning("rag %s: search failed: %s", db.name, err)
+                    if strict:
+                        why = f"database {db.name!r} cannot be searched: {err}"
+                        if db.damaged:
+                            why += "; the index is damaged and is being rebuilt from its folder"
+                        raise Unavailable(why) from err
+                    if failed is not None:
+                        failed.append(db.name)
                     out.append(([], []))
             return out
 
-        inline = (
-            semantic_on
-            and callable(getattr(embedder, "embed_sync", None))
-            and all(db.small_enough(INLINE_MAX_CHUNKS) for db in dbs)
+        inline = (not semantic_on or callable(getattr(embedder, "embed_sync", None))) and all(
+            db.small_enough(INLINE_MAX_CHUNKS, vectors=semantic_on) for db in dbs
         )
         return work() if inline else await asyncio.to_thread(work)
 
@@ -658,6 +954,7 @@ class KnowledgeStore:
         fused = rrf(
             [[h.chunk_id for h in keyword], [h.chunk_id for h in semantic]],
             self.settings.routing.rrf_k,
+            HYBRID_WEIGHTS,
         )
         out = []
         for cid, score in fused[:limit]:
@@ -667,7 +964,8 @@ class KnowledgeStore:
 
     async def _passages(self, db: DocumentDatabase, q: str, limit: int, mode: str) -> list[Hit]:
         """Ranked hits of one database in one mode."""
-        fetch = max(limit * 3, 30) if mode == "hybrid" else limit
+        # Deep rankings for the fusion: a passage second in one list may be 40th in the other.
+        fetch = max(limit * 5, 100) if mode == "hybrid" else limit
         keyword, semantic = await self._rankings(db, q, fetch, mode)
         return self._fuse(keyword, semantic, mode, limit)
 
@@ -690,17 +988,30 @@ class KnowledgeStore:
             grouped.setdefault(source, []).append({"chunk": h.ord, "content": h.content})
         return {chosen: [{"source": s, "matches": m} for s, m in grouped.items()]}
 
-    async def search_all(self, q: str, limit: int = 5, mode: str = "hybrid") -> list[Passage]:
-        """Best passages across every loaded database (router and context packs).
+    async def search_all(
+        self,
+        q: str,
+        limit: int = 5,
+        mode: str = "hybrid",
+        databases: list[str] | None = None,
+        *,
+        failed: list[str] | None = None,
+    ) -> list[Passage]:
+        """Best passages across the loaded databases (all, or those named).
 
         Keyword hits of all databases are pooled by BM25 score and semantic hits
-        by similarity, then the two pooled rankings are fused with RRF.
+        by similarity, then the two pooled rankings are fused with RRF. The
+        names of databases whose search failed are appended to ``failed``.
         """
-        fetch = max(limit * 3, 30)
+        fetch = max(limit * 5, 100)
         keyword: list[Passage] = []
         semantic: list[Passage] = []
-        named = list(self.databases.items())
-        rankings = await self._rankings_of([db for _, db in named], q, fetch, mode)
+        named = [
+            (name, db)
+            for name, db in self.databases.items()
+            if databases is None or name in databases
+        ]
+        rankings = await self._rankings_of([db for _, db in named], q, fetch, mode, failed)
         for (name, db), (kw, sem) in zip(named, rankings, strict=True):
             keyword.extend(Passage(name, h, db.file_path(h.path), h.score) for h in kw)
             semantic.extend(Passage(name, h, db.file_path(h.path), h.score) for h in sem)
@@ -715,6 +1026,7 @@ class KnowledgeStore:
         fused = rrf(
             [[(p.db, p.hit.chunk_id) for p in keyword], [(p.db, p.hit.chunk_id) for p in semantic]],
             self.settings.routing.rrf_k,
+            HYBRID_WEIGHTS,
         )
         out = []
         for k, score in fused[:limit]:
@@ -722,6 +1034,40 @@ class KnowledgeStore:
             sim = similarity.get(k)
             out.append(Passage(p.db, p.hit, p.source, score, sim))
         return out
+
+    def user_databases(self) -> list[str]:
+        """Loaded databases holding the household's own files (not the bundled docs)."""
+        return [name for name in self.databases if name != BUNDLED_NAME]
+
+    async def term_weights(
+        self, question: str, databases: list[str] | None = None
+    ) -> dict[str, float]:
+        """Rarity of the question's words in these databases (default: the household's own)
+        and the memories (IDF)."""
+        words = list(relevance.content_words(question))
+        names = self.user_databases() if databases is None else databases
+        dbs = [self.databases[n] for n in names if n in self.databases]
+
+        def counts(terms: list[str]) -> tuple[dict[str, int], int]:
+            freq: dict[str, int] = {}
+            total = 0
+            parts = [db.term_counts for db in dbs]
+            if not self.memories.problem:
+                parts.append(self.memories.term_counts)
+            for part in parts:
+                try:
+                    found, n = part(terms)
+                except (sqlite3.Error, Unavailable) as err:
+                    _LOGGER.debug("term counts failed: %s", err)
+                    continue
+                total += n
+                for term, df in found.items():
+                    freq[term] = freq.get(term, 0) + df
+            return freq, total
+
+        if not words:
+            return {}
+        return await asyncio.to_thread(relevance.idf_weights, words, counts)
 
     # --- memories ------------------------------------------------------------
 
@@ -834,7 +1180,7 @@ class KnowledgeStore:
                 # First search with this model: embed older memories in the background.
                 self._memories_embedded.add(name)
                 self._submit_memory_vectors()
-        floor = float(getattr(embedder, "min_similarity", 0.0))
+        floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
 
         def work() -> tuple[list[Memory], list[Memory]]:
             """Both rankings (and a synchronous embedding) in one worker-thread hop."""
@@ -863,6 +1209,35 @@ class KnowledgeStore:
         else:
             results = fuse([lexical, semantic], limit + 1, self.settings.routing.rrf_k)
         return results[:limit], len(results) > limit, filters, chosen
+
+    def model_embedder(self) -> bool:
+        """Whether a real embedding model (not the hashing fallback) ranks by meaning."""
+        return not isinstance(current_embedder(self.services), HashingEmbedder)
+
+    async def memory_matches(
+        self, question: str, weights: dict[str, float] | None = None, limit: int = 5
+    ) -> list[tuple[Memory, relevance.Match]]:
+        """Live memories (not Deprecated) and how each answers the question, best first."""
+        live = "Unconsolidated,Working,Core"
+        lexical, _, _, _ = await self.recall(question, status=live, mode="lexical", limit=limit)
+        model = self.model_embedder()
+        semantic: list[Memory] = []
+        if model:
+            semantic, _, _, _ = await self.recall(
+                question, status=live, mode="semantic", limit=limit
+            )
+        cosine = {m.id: m.score for m in semantic}
+        found = {m.id: m for m in [*lexical, *semantic]}
+        scored = [
+            (
+                m,
+                relevance.match(
+                    question, weights, [m.content, " ".join(m.tags)], cosine.get(m.id), model=model
+                ),
+            )
+            for m in found.values()
+        ]
+        return sorted(scored, key=lambda pair: pair[1].value, reverse=True)
 
     async def recall_formatted(
         self,
@@ -1020,10 +1395,23 @@ class KnowledgeStore:
     # --- health --------------------------------------------------------------
 
     def health_detail(self) -> tuple[Literal["ok", "degraded", "down"], str]:
-        """(state, detail) for readiness: degraded when a database failed to open."""
-        if self.memories.problem:
-            return "degraded", self.memories.problem
-        if self.failed:
-            return "degraded", "failed to open: " + ", ".join(sorted(self.failed))
+        """(state, detail) for readiness: degraded, with every reason, when a part is not well."""
+        problems = [
+            p
+            for p in (
+                self.memories.problem,
+                self.memories.damaged and self.memories.damage_message(),
+                self.registry.problem,
+            )
+            if p
+        ]
+        problems += [f"database {n!r}: {self.failed[n]}" for n in sorted(self.failed)]
+        problems += [
+            f"database {n!r} is damaged: {db.damaged}"
+            for n, db in sorted(self.databases.items())
+            if db.damaged
+        ]
+        if problems:
+            return "degraded", "; ".join(problems)
         embedder = current_embedder(self.services)
         return "ok", f"{len(self.databases)} database(s), embedder {embedder.name}"

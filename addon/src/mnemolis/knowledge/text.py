@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Sequence
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+from .. import textmatch
 
 _STOP = (
     "a an and are as at be but by can could did do does for from had has have how i if in is it "
     "its me my of on or our should so that the their them then there these they this to was we "
     "were what when where which who why will with would you your"
 )
-STOPWORDS = frozenset(_STOP.split())
+# What a question says around its subject ("what is X called", "what does X mean").
+_FILLER = "called mean means meaning please tell know need want ok okay much many get got"
+STOPWORDS = frozenset(_STOP.split()) | frozenset(_FILLER.split())
 
 
 def query_tokens(text: str) -> list[str]:
-    """Lower-cased word tokens, stop words dropped unless nothing else is left."""
-    words = [w.lower() for w in _TOKEN.findall(text)]
+    """Lower-cased word tokens, stop words dropped unless nothing else is left.
+
+    Contractions are expanded and possessives dropped first (textmatch), so
+    "what's Dave's number?" asks for "dave" and "number", not for an "s".
+    """
+    words = textmatch.words(textmatch.normalize(text))
     kept = [w for w in words if w not in STOPWORDS]
     return list(dict.fromkeys(kept or words))
 
@@ -35,10 +40,13 @@ def fts_query(text: str) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens[:64])
 
 
-def rrf[K: Hashable](rankings: Sequence[Sequence[K]], k: int = 60) -> list[tuple[K, float]]:
-    """Reciprocal Rank Fusion: sum of 1/(k + rank); the score is a rank signal only."""
+def rrf[K: Hashable](
+    rankings: Sequence[Sequence[K]], k: int = 60, weights: Sequence[float] | None = None
+) -> list[tuple[K, float]]:
+    """Reciprocal Rank Fusion: sum of w/(k + rank); the score is a rank signal only."""
     scores: dict[K, float] = {}
-    for ranking in rankings:
+    for i, ranking in enumerate(rankings):
+        weight = weights[i] if weights is not None else 1.0
         for rank, key in enumerate(ranking, start=1):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)

@@ -79,8 +79,10 @@ class LocalEmbedder(ThreadedModel):
             f"the embedding model {self.name} is not available",
         )
 
-    def _embed_now(self, texts: list[str], query: bool = False) -> tuple[list[list[float]], int]:
-        """Runs on the embedding thread: vectors plus the tokens they took."""
+    def _embed_now(
+        self, texts: list[str], query: bool = False, count: bool = True
+    ) -> tuple[list[list[float]], int]:
+        """Runs on the embedding thread: vectors plus the tokens they took (when counted)."""
         started = time.thread_time_ns()
         llama = self._llama
         want = (QUERY_THREADS, QUERY_THREADS) if query else self._bulk_threads
@@ -94,20 +96,22 @@ class LocalEmbedder(ThreadedModel):
         for text in texts:
             if self.worker.closing:
                 raise Unavailable(f"the embedding model {self.name} is shutting down")
-            n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
-            row = llama.embed(text, normalize=True, truncate=True)
-            vectors.append([float(x) for x in row])
+            if count:  # only /v1/embeddings reports usage; indexing skips the extra pass
+                n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
+            vectors.append(llama.embed(text, normalize=True, truncate=True))
         self.cpu_ns += time.thread_time_ns() - started
         return vectors, n_tokens
 
-    def _submit(self, texts: list[str], bounded: bool, query: bool | None = None) -> Job:
+    def _submit(
+        self, texts: list[str], bounded: bool, query: bool | None = None, count: bool = True
+    ) -> Job:
         self._require_ready()
         if any(not isinstance(t, str) for t in texts):
             raise InvalidArgument("every input must be a string")
         if query is None:
             query = _is_query(texts)
         return self.worker.submit(
-            lambda job: self._embed_now(texts, query), bounded=bounded, urgent=query
+            lambda job: self._embed_now(texts, query, count), bounded=bounded, urgent=query
         )
 
     async def embed_counted(self, texts: list[str]) -> tuple[list[list[float]], int]:
@@ -135,7 +139,7 @@ class LocalEmbedder(ThreadedModel):
         query = _is_query(texts)
         step = len(texts) if query else BULK_JOB
         jobs = [
-            self._submit(texts[i : i + step], bounded=False, query=query)
+            self._submit(texts[i : i + step], bounded=False, query=query, count=False)
             for i in range(0, len(texts), step)
         ]
         out: list[list[float]] = []

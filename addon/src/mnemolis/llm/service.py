@@ -18,7 +18,7 @@ from ..errors import MnemolisError, Unavailable
 from ..models import Evidence
 from ..settings import Settings
 from ..spoken import spoken_form
-from . import prompts
+from . import bundled, prompts
 from .catalog import GGUFError, ModelFile, models_dir, read_metadata, resolve, scan
 from .embedder import LocalEmbedder
 from .engine import LocalEngine
@@ -170,6 +170,7 @@ class LLMService:
         self.problem = ""  # why the configured chat model cannot run
         self.note = ""  # why there is no chat model, when that is fine
         self.embedding_problem = ""
+        self._convert_bundled = False  # auto found no embedding GGUF: convert the default one
         self._session = session
         self._load_task: asyncio.Task[None] | None = None
 
@@ -229,7 +230,11 @@ class LLMService:
             return None
         if spec.lower() == "auto":
             found = scan(self.folder)
-            return found.embedding[0] if found.embedding else None
+            if found.embedding:
+                return found.embedding[0]
+            # Nothing dropped in: the bundled all-MiniLM-L6-v2, converted on first start.
+            self._convert_bundled = bundled.available()
+            return None
         try:
             path = resolve(spec, self.folder)
             if not path.is_file():
@@ -264,8 +269,20 @@ class LLMService:
         local = [
             x for x in (self.backend, self.embedder) if isinstance(x, LocalEngine | LocalEmbedder)
         ]
-        if local:
+        if local or self._convert_bundled:
             self._load_task = asyncio.create_task(self._load(local), name="mnemolis-model-load")
+
+    def _bundled_model(self) -> ModelFile | None:
+        """Convert the default embedding model into the models folder (blocking)."""
+        try:
+            return read_metadata(bundled.ensure_converted(self.folder))
+        except Exception as err:  # a read-only folder, a full disk, a broken package
+            self.embedding_problem = (
+                f"cannot prepare the default embedding model {bundled.NAME} in "
+                f"{self.folder}: {err} (semantic search uses the hashing fallback)"
+            )
+            _LOGGER.warning("%s", self.embedding_problem)
+            return None
 
     async def _load(self, parts: Sequence[LocalEngine | LocalEmbedder]) -> None:
         problem = await asyncio.to_thread(cpu_problem)
@@ -274,6 +291,11 @@ class LLMService:
                 part.state, part.error = "failed", problem
             _LOGGER.error("local inference disabled: %s", problem)
             return
+        if self._convert_bundled and self.embedder is None:
+            info = await asyncio.to_thread(self._bundled_model)
+            if info is not None:
+                self.embedder = _acquire_embedder(info, self.settings)
+                parts = [*parts, self.embedder]
         for part in parts:
             if part.state == "loading":
                 await part.wait_loaded()
@@ -331,6 +353,9 @@ class LLMService:
         if self.embedding_problem:
             state = "degraded" if state == "ok" else state
             parts.append(self.embedding_problem)
+        elif self.embedder is None and self._convert_bundled:
+            state = "degraded" if state == "ok" else state
+            parts.append(f"preparing the embedding model {bundled.NAME}")
         elif self.embedder is not None:
             if self.embedder.state == "ready":
                 parts.append(f"embeddings: {self.embedder.name} ({self.embedder.dim} dims)")

