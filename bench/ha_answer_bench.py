@@ -24,7 +24,7 @@ from typing import Any
 
 import aiohttp
 
-from mnemolis.ha import HAClient
+from mnemolis.hass import HAClient
 from mnemolis.settings import load_settings
 from mnemolis.sources.base import QueryContext, SourceDeps
 from mnemolis.sources.ha import HASource

@@ -2,7 +2,7 @@
 
 Synthetic homes of 100 to 3 000 entities (rooms by device kinds, each entity in
 its room) and four typical questions; each question is matched 20 times with
-``mnemolis.ha.matching.match`` over the plain candidate list (score every
+``mnemolis.hass.matching.match`` over the plain candidate list (score every
 entity) and over a ``CandidateIndex`` (score only entities sharing a fuzzy
 word with the question; homes under ``INDEX_FROM`` entities scan either way).
 Both must return the same matches, which the script checks.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from mnemolis.ha.matching import INDEX_FROM, Candidate, CandidateIndex, match
+from mnemolis.hass.matching import INDEX_FROM, Candidate, CandidateIndex, match
 
 ROOMS = [
     "Kitchen", "Living Room", "Bedroom", "Bathroom", "Garage", "Hallway",

@@ -60,7 +60,8 @@ def run_reference(port: int) -> None:
     from mcp.server.fastmcp import FastMCP
 
     from mnemolis.core import Mnemolis
-    from mnemolis.mcp.server import INSTRUCTIONS, to_call_result
+    from mnemolis.mcp.identity import INSTRUCTIONS
+    from mnemolis.mcp.server import to_call_result
     from mnemolis.settings import load_settings
     from mnemolis.tools import call_tool
 

@@ -50,7 +50,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from mnemolis.core import Mnemolis  # noqa: E402
-from mnemolis.requests import SearchRequest  # noqa: E402
+from mnemolis.requestmodels import SearchRequest  # noqa: E402
 from mnemolis.settings import load_settings  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "docs"

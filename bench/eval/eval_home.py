@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from mnemolis.core import Mnemolis  # noqa: E402
-from mnemolis.requests import SearchRequest  # noqa: E402
+from mnemolis.requestmodels import SearchRequest  # noqa: E402
 from mnemolis.settings import load_settings  # noqa: E402
 from tests.server.hass_fixture import HassCore, launch, launch_demo  # noqa: E402
 

@@ -48,6 +48,21 @@ def test_bad_config_exits_with_one_line(env: dict[str, str], key: str, tmp_path:
     assert "Traceback" not in out.stderr
 
 
+def test_retired_option_is_one_warning_and_the_server_serves(
+    start_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """An add-on options.json from before ha.allow_writes was retired still starts the server."""
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps({"log_level": "info", "ha": {"allow_writes": True}}))
+    server = start_server(env={"MNEMOLIS_OPTIONS_FILE": str(options)})
+    with urllib.request.urlopen(f"{server.url}/api/health") as resp:
+        assert json.load(resp)["status"] == "ok"
+    assert server.stop() == 0
+    notes = [ln for ln in server.logs().splitlines() if "allow_writes" in ln]
+    assert len(notes) == 1, server.logs()
+    assert "WARNING" in notes[0] and "ignored" in notes[0]
+
+
 def test_serve_answers_and_stops_on_sigterm(start_server: Callable[..., Any]) -> None:
     started = time.monotonic()
     server = start_server()

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnemolis.errors import ConfigError, SourceBadResponse
-from mnemolis.ha import SUPERVISOR_WS_URL, HAClient, matching, resolve_connection, websocket_url
-from mnemolis.ha.client import Registries
-from mnemolis.ha.compressed import apply_event
-from mnemolis.ha.matching import Candidate, CandidateIndex, match
+from mnemolis.hass import SUPERVISOR_WS_URL, HAClient, matching, resolve_connection, websocket_url
+from mnemolis.hass.client import Registries
+from mnemolis.hass.compressed import apply_event
+from mnemolis.hass.matching import Candidate, CandidateIndex, match
 from mnemolis.settings import Settings
 
 from .hass_fixture import HassCore
@@ -136,7 +136,6 @@ async def test_area_through_device_and_vocabulary() -> None:
     ]
     assert client.match_entities("is the tea maker on")[0].matched_on == "alias"
     assert client.vocabulary() == {"probe temperature", "kettle", "tea maker", "attic", "loft"}
-    assert client.entities_in_area("attic") == ["sensor.probe_temperature"]
 
 
 async def test_removed_entities_leave_the_cache(hass_core: HassCore) -> None:
@@ -254,8 +253,8 @@ async def test_backoff_doubles_caps_and_resets(monkeypatch: pytest.MonkeyPatch) 
             await real_sleep(0)
 
         client._connect_once = connect_once  # type: ignore[method-assign]
-        monkeypatch.setattr("mnemolis.ha.client.random.uniform", lambda a, b: 1.0)
-        monkeypatch.setattr("mnemolis.ha.client.asyncio.sleep", sleep)
+        monkeypatch.setattr("mnemolis.hass.client.random.uniform", lambda a, b: 1.0)
+        monkeypatch.setattr("mnemolis.hass.client.asyncio.sleep", sleep)
         await client._run()
     # Auth failures wait the maximum: retrying a rejected token quickly only locks users out.
     assert waits == [1, 2, 4, 8, 8, 1, 2, 8, 8]

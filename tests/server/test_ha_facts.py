@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from mnemolis.ha.facts import holds, state_phrase
-from mnemolis.ha.question import parse
+from mnemolis.hass.facts import holds, state_phrase
+from mnemolis.hass.question import parse
 
 
 def st(entity_id: str, state: str, **attributes: Any) -> dict[str, Any]:

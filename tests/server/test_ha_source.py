@@ -11,7 +11,6 @@ import aiohttp
 import pytest
 
 from mnemolis.errors import Forbidden
-from mnemolis.ha import HAClient
 from mnemolis.settings import Settings
 from mnemolis.sources.base import QueryContext, SourceDeps, run_source
 from mnemolis.sources.ha import HASource
@@ -163,43 +162,43 @@ async def test_registries_config_and_read_only_service_calls(ha: HASource) -> No
     assert str(client.time_zone) == "Europe/Amsterdam"
     assert client.area_of("light.reading_lamp") == "Living Room"
     assert client.registries.areas["living_room"]["aliases"] == ["Lounge"]
-    with pytest.raises(Forbidden, match="ha.allow_writes"):
-        await client.call_service("input_boolean", "turn_on", target={"entity_id": "x.y"})
-    response = await client.call_service(
-        "weather",
-        "get_forecasts",
-        {"type": "daily"},
-        target={"entity_id": "weather.home_forecast"},
-        return_response=True,
+    with pytest.raises(Forbidden, match="only reads"):
+        await client.service_response("input_boolean", "turn_on", target={"entity_id": "x.y"})
+    response = await client.service_response(
+        "weather", "get_forecasts", {"type": "daily"}, target={"entity_id": "weather.home_forecast"}
     )
     assert len(response["weather.home_forecast"]["forecast"]) == 8
 
 
-async def test_writes_allowed_when_configured(
+async def test_an_old_allow_writes_setting_loads_and_changes_nothing(
     hass_core: HassCore, make_settings: Callable[..., Settings]
 ) -> None:
+    """``ha.allow_writes`` is retired: a config that still sets it loads, and HA stays read-only."""
     settings = make_settings(
         ha={"url": hass_core.url, "token": hass_core.token, "allow_writes": True}
     )
+    assert settings.notices == [
+        "setting ha.allow_writes is no longer used and is ignored: "
+        "Mnemolis only reads Home Assistant"
+    ]
+    target = {"entity_id": "input_boolean.hallway_light_power"}
+    before = hass_core.get_state("input_boolean.hallway_light_power")
+    assert before is not None
     async with aiohttp.ClientSession() as session:
-        client = HAClient(session, hass_core.ws_url, hass_core.token, allow_writes=True)
-        assert settings.ha.allow_writes
-        await client.start(wait=10)
+        source = HASource(SourceDeps(settings=settings, session=session, services={}))
+        await source.start()
+        client = source.client
         try:
-            await client.call_service(
-                "input_boolean",
-                "turn_on",
-                target={"entity_id": "input_boolean.hallway_light_power"},
-            )
-            await wait_for(lambda: client.states["light.hallway_light"]["state"] == "on")
-            await client.call_service(
-                "input_boolean",
-                "turn_off",
-                target={"entity_id": "input_boolean.hallway_light_power"},
-            )
-            await wait_for(lambda: client.states["light.hallway_light"]["state"] == "off")
+            await client.wait_ready(20)
+            with pytest.raises(Forbidden, match="only reads"):
+                await client.service_response("input_boolean", "toggle", target=target)
+            raw = {"type": "call_service", "domain": "input_boolean", "service": "toggle"}
+            with pytest.raises(Forbidden, match="service_response"):
+                await client.command({**raw, "target": target})
         finally:
-            await client.stop()
+            await source.stop()
+    after = hass_core.get_state("input_boolean.hallway_light_power")
+    assert after is not None and after["state"] == before["state"]
 
 
 def _states_equal(ours: dict[str, Any], theirs: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mnemolis.ha.timeexpr import day_of, part_of_day, past_window, week_range
+from mnemolis.hass.timeexpr import day_of, part_of_day, past_window, week_range
 
 TZ = ZoneInfo("Europe/Amsterdam")
 NOW = datetime(2026, 11, 28, 15, 40, tzinfo=TZ)  # a Saturday afternoon

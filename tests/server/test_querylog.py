@@ -15,7 +15,7 @@ from mnemolis import querylog
 from mnemolis.core import Mnemolis
 from mnemolis.models import Citation, ConditionResult, PartResult, SearchResult, SourceRun
 from mnemolis.querylog import HIDDEN_TEXT, QueryFilter, QueryLog
-from mnemolis.requests import SearchRequest
+from mnemolis.requestmodels import SearchRequest
 from mnemolis.rest import keys
 from mnemolis.settings import QueryLogSettings
 from mnemolis.tools import call_tool

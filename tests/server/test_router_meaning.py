@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mnemolis.requests import SearchRequest
+from mnemolis.requestmodels import SearchRequest
 from mnemolis.router.language import ONLY_ENGLISH, detect
 from mnemolis.router.meaning import MeaningStage
 from mnemolis.router.shapes import encyclopedic, happened

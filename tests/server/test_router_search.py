@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemolis.models import Evidence
-from mnemolis.requests import SearchRequest
+from mnemolis.requestmodels import SearchRequest
 from mnemolis.router.fusion import rrf
 
 from .routing_cases import FakeSource, Home, day_entry, deps_for, hour_entries, make_home

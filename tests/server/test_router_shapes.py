@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mnemolis.requests import SearchRequest
+from mnemolis.requestmodels import SearchRequest
 from mnemolis.router.shapes import SHAPES
 from mnemolis.router.text import Matcher, normalize
 from mnemolis.router.vocabulary import _PATTERN_TABLE

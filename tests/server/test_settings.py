@@ -36,6 +36,22 @@ def test_layers_later_wins(tmp_path: Path) -> None:
     assert s.news.feeds == ["http://x/feed", "http://y/feed"]
 
 
+def test_retired_allow_writes_still_loads(tmp_path: Path) -> None:
+    """An old config or options.json that sets ha.allow_writes loads, with one notice."""
+    cfg = tmp_path / "mnemolis.yaml"
+    cfg.write_text("ha:\n  url: http://file\n  allow_writes: true\n")
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps({"ha": {"allow_writes": False, "exposure": "assist"}}))
+    s = load_settings(config_file=cfg, environ={"MNEMOLIS_OPTIONS_FILE": str(options)})
+    assert (s.ha.url, s.ha.exposure) == ("http://file", "assist")
+    assert "allow_writes" not in s.ha.model_dump()
+    assert len(s.notices) == 1 and "ha.allow_writes" in s.notices[0]
+    assert load_settings(environ={}).notices == []
+    # A near miss is still an error, not a notice.
+    with pytest.raises(ConfigError, match="unknown setting ha.allow_write "):
+        load_settings(environ={"MNEMOLIS_HA__ALLOW_WRITE": "true"})
+
+
 def test_toml_config(tmp_path: Path) -> None:
     cfg = tmp_path / "m.toml"
     cfg.write_text('port = 7000\n[kiwix]\nurl = "http://k"\nbooks = ["wiki"]\n')

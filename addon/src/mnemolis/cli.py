@@ -158,7 +158,7 @@ def _serve(settings: Settings) -> int:
 
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from .core import Mnemolis
-    from .requests import SearchRequest, limits_context, parse_request
+    from .requestmodels import SearchRequest, limits_context, parse_request
 
     body: dict[str, Any] = {"query": args.question, "source": args.source}
     if args.fusion_sources:
@@ -201,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mnemolis: {err.message}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, settings.log_format, settings.secrets())
+    for notice in settings.notices:
+        _LOGGER.warning("%s", notice)
     try:
         if args.command == "serve":
             if key_file is not None:

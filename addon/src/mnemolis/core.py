@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import aiohttp
 
@@ -19,26 +19,17 @@ from .errors import ConfigError
 from .metrics import Metrics
 from .models import SearchResult
 from .querylog import QueryLog
-from .requests import SearchRequest
+
+# Re-exported ("as" form, for mypy --strict): llm/service.py imports them from here.
+from .readiness import ComponentHealth as ComponentHealth
+from .readiness import ComponentState as ComponentState
+from .readiness import HealthCheck
+from .requestmodels import SearchRequest
 from .router import Router
 from .settings import Settings
 from .sources import Source, SourceDeps, build_sources
 
 _LOGGER = logging.getLogger(__name__)
-
-ComponentState = Literal["ok", "degraded", "down"]
-
-
-@dataclass(slots=True)
-class ComponentHealth:
-    """One component's readiness: ok, degraded (still serving) or down."""
-
-    state: ComponentState
-    detail: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"status": self.state, "detail": self.detail}
 
 
 @dataclass(slots=True)
@@ -63,9 +54,6 @@ class QueryStats:
         self.by_source[result.source_used] = self.by_source.get(result.source_used, 0) + 1
 
 
-HealthCheck = Callable[[], Awaitable[ComponentHealth]]
-
-
 class Mnemolis:
     """Owns settings, sources, router and stores; started and stopped once."""
 
@@ -83,6 +71,7 @@ class Mnemolis:
         self.watch_files = settings.rag.watch
         self.health_checks: dict[str, HealthCheck] = {}
         self.stats = QueryStats()
+        # Built here (metrics read its counters from the start), opened in start().
         self.querylog = QueryLog(self.data_dir / "querylog.db", settings.querylog)
         self.metrics = Metrics(self)
         self.router = Router(self)
@@ -100,7 +89,6 @@ class Mnemolis:
             ) from err
         self.instance_id = self._load_instance_id()
         self.started_at = time.time()
-        self.querylog = QueryLog(self.data_dir / "querylog.db", self.settings.querylog)
         self.querylog.open()
         self.on_stop(self.querylog.close)
         self.session = aiohttp.ClientSession(

@@ -38,7 +38,6 @@ disable_created_metrics()  # type: ignore[no-untyped-call]
 
 # Text format 0.0.4: what every Prometheus, VictoriaMetrics and Grafana Agent reads.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-UNKNOWN_TOOL = "(unknown)"
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # Seconds: local lookups answer in milliseconds, remote backends and models in seconds.
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 60.0)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError
 
 from .errors import ConfigError
 
@@ -23,6 +23,11 @@ GENERATED_KEY_FILE = "api_key"
 SOURCE_NAMES = ("ha", "forecast", "news", "web", "kiwix", "uptime", "changes", "rag", "memory")
 
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
+# Settings that no longer do anything: still accepted (old options files and
+# configs keep working), dropped, and named once in the log.
+RETIRED = {
+    "ha.allow_writes": "Mnemolis only reads Home Assistant",
+}
 
 
 class _Section(BaseModel):
@@ -34,7 +39,6 @@ class HASettings(_Section):
 
     url: str | None = None
     token: SecretStr | None = None
-    allow_writes: bool = False
     # "all": every entity HA shows (not hidden or disabled); "assist": only those
     # exposed to Assist in HA (Settings → Voice assistants → Expose).
     exposure: Literal["all", "assist"] = "all"
@@ -198,6 +202,12 @@ class Settings(_Section):
     cache: CacheSettings = Field(default_factory=CacheSettings)
     querylog: QueryLogSettings = Field(default_factory=QueryLogSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    _notices: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def notices(self) -> list[str]:
+        """Warnings about the settings given (retired names), logged once at start."""
+        return self._notices
 
     def secrets(self) -> list[str]:
         """Every secret value set, so logging can redact them."""
@@ -304,6 +314,31 @@ def _from_env(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str
     return out, origin
 
 
+def _without(data: dict[str, Any], path: list[str]) -> dict[str, Any] | None:
+    """A copy of data without the dotted path; None when the path is not there."""
+    head, *rest = path
+    if head not in data:
+        return None
+    if not rest:
+        return {k: v for k, v in data.items() if k != head}
+    inner = data[head]
+    if not isinstance(inner, dict):
+        return None
+    dropped = _without(inner, rest)
+    return None if dropped is None else {**data, head: dropped}
+
+
+def _drop_retired(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The settings without the retired names, and one notice per name found."""
+    notices: list[str] = []
+    for dotted, why in RETIRED.items():
+        dropped = _without(data, dotted.split("."))
+        if dropped is not None:
+            data = dropped
+            notices.append(f"setting {dotted} is no longer used and is ignored: {why}")
+    return data, notices
+
+
 def _describe(err: ValidationError, data: Mapping[str, Any], origin: Mapping[str, str]) -> str:
     first = err.errors()[0]
     loc = [str(p) for p in first["loc"]]
@@ -340,10 +375,13 @@ def load_settings(
     data = _deep_merge(data, env_data)
     if overrides:
         data = _deep_merge(data, {k: v for k, v in overrides.items() if v is not None})
+    data, notices = _drop_retired(data)
     try:
-        return Settings.model_validate(data)
+        settings = Settings.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_describe(err, data, origin)) from None
+    settings.notices.extend(notices)
+    return settings
 
 
 def apply_generated_api_key(settings: Settings) -> Path | None:

@@ -8,7 +8,7 @@
   the same ranking keeps its best (first) rank.
 
 The router uses these today; knowledge/text.py (``query_tokens``, ``rrf``) and
-ha/matching.py (``words``) are the places that would switch to them.
+hass/matching.py (``words``) are the places that would switch to them.
 """
 
 from __future__ import annotations

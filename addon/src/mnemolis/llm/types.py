@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 # How often a waiting stream checks whether its client went away.
 DISCONNECT_POLL_S = 0.25
@@ -148,27 +148,3 @@ class Generation:
             finish_reason=self.finish_reason or "stop",
             usage=self.usage,
         )
-
-
-class ChatBackend(Protocol):
-    """A local engine or a remote OpenAI-compatible server."""
-
-    kind: str
-
-    @property
-    def model_id(self) -> str:
-        """The id API callers see."""
-        ...
-
-    @property
-    def ready(self) -> bool:
-        """True when a request would be served now."""
-        ...
-
-    async def start(self, params: ChatParams) -> Generation:
-        """Admit a request (context check, queue) and start generating."""
-        ...
-
-    async def models(self) -> list[dict[str, Any]]:
-        """OpenAI ``/v1/models`` entries."""
-        ...

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tools import Tool, load_tools
-from .server import INSTRUCTIONS, PROTOCOL_VERSIONS, SERVER_NAME
+from .identity import INSTRUCTIONS, PROTOCOL_VERSIONS, SERVER_NAME
 
 BUNDLE_PACKAGE = "mnemolis.bundled_docs"
 # Developer pages stay out of the bundle: it holds what a user (or an agent

@@ -21,6 +21,7 @@ from ..errors import Forbidden, NotFound, PayloadTooLarge
 from ..rest import keys
 from ..rest.registry import Access, RouteTable
 from ..security import presented_key
+from .identity import PROTOCOL_VERSIONS
 from .protocol import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -35,7 +36,7 @@ from .protocol import (
     parse_json,
     rpc_error,
 )
-from .server import PROTOCOL_VERSIONS, build_server
+from .server import build_server
 from .session import McpSession, SessionStore
 
 if TYPE_CHECKING:

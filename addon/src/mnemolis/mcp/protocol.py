@@ -11,13 +11,17 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import InvalidArgument
 from ..jsontext import check_json_text
-from .server import CLIENT_METHODS
 
 PARSE_ERROR = types.PARSE_ERROR
 INVALID_REQUEST = types.INVALID_REQUEST
 METHOD_NOT_FOUND = types.METHOD_NOT_FOUND
 INVALID_PARAMS = types.INVALID_PARAMS
 INTERNAL_ERROR = types.INTERNAL_ERROR
+# Every request method a client may send (anything else is -32601 Method not found).
+CLIENT_METHODS: frozenset[str] = frozenset(
+    m.model_fields["method"].default
+    for m in types.ClientRequest.model_fields["root"].annotation.__args__  # type: ignore[union-attr]
+)
 
 RequestId = str | int
 # What goes out to a client: a server message or a transport-made error object.

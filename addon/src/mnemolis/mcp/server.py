@@ -10,38 +10,22 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import McpError
-from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic import AnyUrl
 
 from .. import __version__
 from ..errors import MnemolisError
 from ..jsontext import check_json_text
 from ..tools import ToolResult, call_tool, enabled_tools, find_tool, load_tools
+from ..tools.docs import doc_pages
+from .identity import INSTRUCTIONS, SERVER_NAME
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
     from ..tools import Tool
 
-SERVER_NAME = "mnemolis"
 # The bundled docs are also MCP resources (offered while the ``docs`` tool is).
 DOCS_URI = "mnemolis://docs/"
 RESOURCE_NOT_FOUND = -32002
-PROTOCOL_VERSIONS: tuple[str, ...] = tuple(SUPPORTED_PROTOCOL_VERSIONS)
-LATEST_PROTOCOL_VERSION = types.LATEST_PROTOCOL_VERSION
-INSTRUCTIONS = (
-    "Mnemolis answers questions about this home and the world from local sources "
-    "(Home Assistant states, the forecast, news, web search, offline Wikipedia, uptime "
-    "monitors, document databases and memories). Send the user's whole question to the "
-    "`search` tool unsplit - Mnemolis routes, decomposes and fuses it itself, and its "
-    "result names the sources used and cites them. `list_rag` names the document "
-    "databases (for `search_rag`); `docs` returns Mnemolis's own documentation."
-)
-
-# Every request method a client may send (anything else is -32601 Method not found).
-CLIENT_METHODS: frozenset[str] = frozenset(
-    m.model_fields["method"].default
-    for m in types.ClientRequest.model_fields["root"].annotation.__args__  # type: ignore[union-attr]
-)
 
 _LOGGER = logging.getLogger(__name__)
 # The SDK logs every request at INFO; that belongs in debug output, not the add-on log.
@@ -92,7 +76,6 @@ def build_server(core: Mnemolis) -> Server[Any, Any]:
         return to_call_result(await call_tool(core, name, arguments, level=level))
 
     load_tools()  # register every tool in TOOL_MODULES order (search first)
-    from ..tools.docs import doc_pages
 
     @server.list_resources()  # type: ignore[no-untyped-call,untyped-decorator]
     async def list_resources() -> list[types.Resource]:

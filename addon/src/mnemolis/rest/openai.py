@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..errors import InvalidArgument, MnemolisError
 from ..llm import ChatParams, LLMService
-from ..requests import describe_validation_error
+from ..requestmodels import describe_validation_error
 from . import keys
 from .registry import Access, RouteTable, json_response, read_json
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from ..errors import InvalidArgument, PayloadTooLarge
 from ..jsontext import check_json_text
-from ..requests import limits_context, parse_request
+from ..requestmodels import limits_context, parse_request
 from . import keys
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

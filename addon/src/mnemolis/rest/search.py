@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..errors import InvalidArgument
-from ..requests import SearchRequest
+from ..requestmodels import SearchRequest
 from . import keys
 from .registry import Access, RouteTable, json_response, read_body
 

@@ -13,7 +13,7 @@ from typing import Any
 from .condition_parser import ConditionPlan, condition_kind, parse_condition
 from .judge_common import Verdict, configured, maybe_await
 from .judge_ha import judge_ha
-from .judge_uptime import is_content_free, judge_monitor
+from .judge_uptime import judge_monitor
 from .judge_weather import evaluate_forecast, judge_weather, resolve_when
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "Verdict",
     "condition_kind",
     "evaluate",
-    "is_content_free",
     "judge_ha",
     "judge_monitor",
     "judge_weather",

@@ -6,7 +6,7 @@ that question: the ``ha`` source's own verdict when it runs here, so a condition
 and a question agree on the entity, its exposure and the polarity of every
 domain's states (armed, heating, jammed, docked, playing, up, above 25 °C …).
 With only a client (the documented ``states`` + ``match_entities`` interface) the
-state words of mnemolis.ha.question and the polarity rules of mnemolis.ha.facts
+state words of mnemolis.hass.question and the polarity rules of mnemolis.hass.facts
 decide it.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from ..ha.facts import OPPOSITE, applies, holds, state_phrase
-from ..ha.question import parse
+from ..hass.facts import OPPOSITE, applies, holds, state_phrase
+from ..hass.question import parse
 from .condition_parser import as_question
 from .judge_common import (
     COMPARATOR,

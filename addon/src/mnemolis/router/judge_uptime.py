@@ -8,7 +8,6 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .judge_ha import subject_of
-from .text import STOPWORDS, normalize, tokens
 
 # --- monitors ---------------------------------------------------------------------
 
@@ -49,8 +48,3 @@ def judge_monitor(monitors: list[Any], text: str) -> tuple[bool | None, str]:
     if m.group("neg"):
         wants_down = not wants_down
     return (status == "down") == wants_down, f"monitor {name} is {status}"
-
-
-def is_content_free(text: str) -> bool:
-    """True when the text holds only stopwords."""
-    return all(t in STOPWORDS for t in tokens(normalize(text)))

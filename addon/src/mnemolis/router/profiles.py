@@ -238,5 +238,3 @@ SMALL_TALK = Profile(
     ),
 )
 PROFILES = (*PROFILES, SMALL_TALK)
-
-BY_SOURCE = {p.source: p for p in PROFILES}

@@ -39,7 +39,7 @@ from .vocabulary import MATCH
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
-    from ..requests import SearchRequest
+    from ..requestmodels import SearchRequest
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -72,7 +72,6 @@ class Plan:
     query: str
     condition: ConditionPlan | None
     parts: list[PartPlan]
-    follow_up_of: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``GET /api/route`` body (SPEC §5)."""
@@ -432,7 +431,7 @@ class Router:
                 names = list(dict.fromkeys(matched + self._default_chain()))
                 names = [n for n in names if self._configured(n)] or names
                 why = "fusion of every matching and default source"
-            return Plan(query, condition, [PartPlan(body, names, why, "fusion")], follow_of)
+            return Plan(query, condition, [PartPlan(body, names, why, "fusion")])
         if follow_of is not None:
             part = self.decide(body)
             prefix = f"follow-up of “{follow_of}”"
@@ -445,13 +444,13 @@ class Router:
                 )
             else:
                 part.reason = f"{prefix}: {part.reason}"
-            return Plan(query, condition, [part], follow_of)
+            return Plan(query, condition, [part])
         pieces = carry_subject(decompose(body, self._strong), self._strong)
         if source != "auto":
             parts = [PartPlan(p, [source], "requested", "explicit") for p in pieces]
         else:
             parts = [self.decide(p) for p in pieces]
-        return Plan(query, condition, parts, follow_of)
+        return Plan(query, condition, parts)
 
     def _home_condition(self, cond: ConditionPlan) -> ConditionPlan:
         """ "the lounge thermometer is above 25 degrees" is about a sensor, not the weather."""

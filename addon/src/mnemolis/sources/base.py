@@ -76,7 +76,6 @@ class Source(ABC):
         self.deps = deps
         self.settings = deps.settings
         self.last_error: str | None = None
-        self.last_ok: float | None = None
         self.enabled = True
 
     @property
@@ -147,6 +146,5 @@ async def run_source(
         source.last_error = f"internal: {type(err).__name__}: {err}"
         return SourceRun(source.name, "error", ms(), reason, source.last_error, part), None
     source.last_error = None
-    source.last_ok = time.time()
     status: SourceStatusName = "empty" if answer.empty else "ok"
     return SourceRun(source.name, status, ms(), reason, None, part), answer

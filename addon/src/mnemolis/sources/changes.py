@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
-from ..ha import ClientHold, HAClient, ha_configured
-from ..ha.client import HACommandError
-from ..ha.describe import parse_time, state_word, when
-from ..ha.timeexpr import Window, past_window
+from ..hass import ClientHold, HAClient, ha_configured
+from ..hass.client import HACommandError
+from ..hass.describe import parse_time, state_word, when
+from ..hass.timeexpr import Window, past_window
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceDeps, SourceHealth
 

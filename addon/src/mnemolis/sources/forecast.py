@@ -11,9 +11,9 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import SourceBadResponse, SourceError, SourceNotConfigured
-from ..ha import ClientHold, HAClient, ha_configured
-from ..ha.client import HACommandError
-from ..ha.timeexpr import day_of, part_of_day, week_range
+from ..hass import ClientHold, HAClient, ha_configured
+from ..hass.client import HACommandError
+from ..hass.timeexpr import day_of, part_of_day, week_range
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceDeps, SourceHealth
 from .remote import check_status, fetch, join_url
@@ -301,12 +301,8 @@ class ForecastSource(Source):
         )
         tz = self.timezone
         try:
-            response = await client.call_service(
-                "weather",
-                "get_forecasts",
-                {"type": kind},
-                target={"entity_id": entity_id},
-                return_response=True,
+            response = await client.service_response(
+                "weather", "get_forecasts", {"type": kind}, target={"entity_id": entity_id}
             )
         except HACommandError as err:
             if kind == "hourly":  # the entity has no hourly forecast

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from ..errors import SourceError, SourceNotConfigured
-from ..ha import ClientHold, HAClient, ha_configured
-from ..ha.describe import BINARY_WORDS, ago, parse_time, state_word, when
-from ..ha.facts import applies, device_class, domain_of, holds, said, state_phrase
-from ..ha.matching import EntityMatch, words
-from ..ha.question import OUTSIDE, Kind, Question, parse
+from ..hass import ClientHold, HAClient, ha_configured
+from ..hass.describe import BINARY_WORDS, ago, parse_time, state_word, when
+from ..hass.facts import applies, device_class, domain_of, holds, said, state_phrase
+from ..hass.matching import EntityMatch, words
+from ..hass.question import OUTSIDE, Kind, Question, parse
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceDeps, SourceHealth
 
@@ -927,17 +927,6 @@ def _weather_reading(state: dict[str, Any], key: str, temp: str) -> dict[str, An
     }
 
 
-def _matches_class(state: dict[str, Any], classes: frozenset[str] | None, strict: bool) -> bool:
-    if classes is None:
-        return True
-    device_class = (state.get("attributes") or {}).get("device_class")
-    if state["entity_id"].startswith("climate."):
-        return "temperature" in classes
-    if device_class is None:
-        return not strict and not state["entity_id"].startswith("binary_sensor.")
-    return device_class in classes
-
-
 def _match_dict(match: EntityMatch) -> dict[str, Any]:
     return {
         "entity_id": match.entity_id,
@@ -986,21 +975,6 @@ def _past(verb: str) -> str:
         "arrived": "arrived",
         "changed": "changed",
     }.get(verb, verb)
-
-
-def _yes_no(question: str, state: dict[str, Any]) -> str:
-    """ "Yes. " / "No. " for "is the X open?"-style questions; else nothing."""
-    lowered = question.strip().lower()
-    if not re.match(r"^(is|are|was|has)\b", lowered):
-        return ""
-    said = state_word(state).lower()
-    for word in ("open", "closed", "on", "off", "locked", "unlocked", "home", "away"):
-        if re.search(rf"\b{word}\b", lowered):
-            if state.get("state") in ("unavailable", "unknown"):
-                return f"I can't tell: it is {said}. "
-            yes = said == word or said.startswith(f"{word} ") or state.get("state") == word
-            return "Yes. " if yes else "No. "
-    return ""
 
 
 _YES_NO = re.compile(r"^(?:yes|no),\s*", re.IGNORECASE)

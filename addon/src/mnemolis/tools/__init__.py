@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import Forbidden, MnemolisError
 from ..querylog import SURFACE
-from ..requests import describe_validation_error, limits_context
+from ..requestmodels import describe_validation_error, limits_context
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
@@ -57,13 +57,6 @@ class ToolResult:
     text: str
     structured: dict[str, Any] | None = None
     is_error: bool = False
-
-
-class ToolCallError(MnemolisError):
-    """A tool failed in a way the calling model can act on (an isError result)."""
-
-    code = "invalid_argument"
-    status = 400
 
 
 ToolHandler = Callable[["Mnemolis", Any], Awaitable[ToolResult]]

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import NotFound
-from . import ToolAnnotations, ToolResult, tool
+from ..mcp.docgen import DocPage, bundled_pages, render_mcp_page
+from . import ToolAnnotations, ToolResult, enabled_tools, tool
 
 if TYPE_CHECKING:
     from ..core import Mnemolis
-    from ..mcp.docgen import DocPage
 
 
 class DocsRequest(BaseModel):
@@ -28,9 +28,6 @@ class DocsRequest(BaseModel):
 
 def doc_pages(core: Mnemolis) -> dict[str, DocPage]:
     """The bundled pages, with the MCP page rendered from the tools offered right now."""
-    from ..mcp.docgen import DocPage, bundled_pages, render_mcp_page
-    from . import enabled_tools
-
     pages = bundled_pages()
     live = {t.name: t for t in enabled_tools(core)}
     pages["mcp"] = DocPage("mcp", "MCP server and tools", render_mcp_page(live))

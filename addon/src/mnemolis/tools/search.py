@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..requests import SearchRequest
+from ..requestmodels import SearchRequest
 from . import ToolAnnotations, ToolResult, tool
 
 if TYPE_CHECKING:

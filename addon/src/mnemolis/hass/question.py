@@ -4,7 +4,7 @@ state it asks about, the kind of thing and the measurement it names."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 Shape = Literal["yesno", "count", "list", "any", "all", "value"]
@@ -17,16 +17,13 @@ class Kind:
     label: str
     domains: frozenset[str]
     classes: frozenset[str] | None = None  # None: any device class
-    # Device classes of the domains listed here that do NOT count (windows are not doors).
-    only_classed: frozenset[str] = frozenset()
 
 
-def _k(label: str, domains: str, classes: str | None = None, only: str = "") -> Kind:
+def _k(label: str, domains: str, classes: str | None = None) -> Kind:
     return Kind(
         label,
         frozenset(domains.split()),
         frozenset(classes.split()) if classes is not None else None,
-        frozenset(only.split()),
     )
 
 
@@ -216,11 +213,8 @@ _YESNO = re.compile(
     r"^(?:is|are|was|were|has|have|does|do|did|isn't|aren't|is there|are there)\b", re.I
 )
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b", re.I)
-_LIST = re.compile(r"\b(?:which|list|show|what)\b", re.I)
 _ANY = re.compile(r"\b(?:any|anything|anyone|anybody|some|something|someone)\b", re.I)
 _ALL = re.compile(r"\b(?:all|every|everything|each|both)\b", re.I)
-# Words that say a question is about the moment, not the forecast.
-NOW_WORDS = re.compile(r"\b(?:now|right now|currently|at the moment|outside|outdoors?)\b", re.I)
 OUTSIDE = re.compile(r"\b(?:outside|outdoors?|out there|exterior|garden|backyard)\b", re.I)
 _CONTRACTED = re.compile(r"\b(what|who|where|how|which|that|it|there)'?s\b")
 _WH = re.compile(
@@ -286,7 +280,6 @@ class Question:
     measure_word: str | None = None
     plural: bool = False
     focus: str = ""
-    extras: list[str] = field(default_factory=list)
 
     def without_predicate(self) -> str:
         """The question with the asked-about state word removed (for matching names)."""

@@ -69,9 +69,7 @@ def shared_client(deps: SourceDeps) -> HAClient | None:
         raise SourceNotConfigured(err.message) from None
     if conn is None:
         return None
-    client = HAClient(
-        deps.session, conn.ws_url, conn.token, allow_writes=deps.settings.ha.allow_writes
-    )
+    client = HAClient(deps.session, conn.ws_url, conn.token)
     deps.services[SERVICE_KEY] = client
     return client
 

@@ -8,7 +8,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -31,7 +31,7 @@ from .matching import AreaMatch, Candidate, CandidateIndex, EntityMatch, match, 
 _LOGGER = logging.getLogger(__name__)
 
 SUPERVISOR_WS_URL = "ws://supervisor/core/websocket"
-# Services that only return data; allowed even when writes are off.
+# Services that only return data: the only ones Mnemolis calls (it never changes HA).
 READ_ONLY_SERVICES = frozenset(
     {
         ("weather", "get_forecasts"),
@@ -101,7 +101,8 @@ class HAClient:
     * ``connected: bool`` — authenticated and initial data loaded.
     * ``match_entities(text, domains=None, limit=5) -> list[EntityMatch]``.
     * ``vocabulary() -> set[str]`` — lower-cased names, aliases and area names.
-    * ``call_service``, ``history``, ``logbook``, ``command`` — requests.
+    * ``service_response``, ``history``, ``logbook``, ``command`` — requests;
+      read-only: the only services it calls are those in ``READ_ONLY_SERVICES``.
     """
 
     def __init__(
@@ -110,14 +111,12 @@ class HAClient:
         ws_url: str,
         token: str,
         *,
-        allow_writes: bool = False,
         request_timeout: float = 10.0,
         ping_interval: float = 30.0,
         backoff_initial: float = 0.5,
         backoff_max: float = 60.0,
     ) -> None:
         self.ws_url = ws_url
-        self.allow_writes = allow_writes
         self.request_timeout = request_timeout
         self.ping_interval = ping_interval
         self.backoff_initial = backoff_initial
@@ -642,16 +641,6 @@ class HAClient:
             a for a, area in self.registries.areas.items() if area.get("floor_id") == floor_id
         )
 
-    def entities_in_area(self, area_id: str, domains: Iterable[str] | None = None) -> list[str]:
-        """Entity ids in an area (directly or through their device), optionally by domain."""
-        wanted = set(domains) if domains else None
-        return sorted(
-            entity_id
-            for entity_id in self.states
-            if self.area_id_of(entity_id) == area_id
-            and (wanted is None or entity_id.split(".", 1)[0] in wanted)
-        )
-
     def vocabulary(self) -> set[str]:
         """Lower-cased friendly names, aliases, area and floor names (routing signals)."""
         vocab: set[str] = set()
@@ -668,38 +657,40 @@ class HAClient:
     # --- requests ------------------------------------------------------------
 
     async def command(self, message: dict[str, Any], *, timeout: float | None = None) -> Any:
-        """Send one websocket command (without id) once connected; return its result."""
+        """Send one websocket command (without id) once connected; return its result.
+
+        Service calls go through ``service_response``, which calls only
+        services that return data.
+        """
+        if message.get("type") == "call_service":
+            raise Forbidden("service calls go through service_response (data-only services)")
         await self.wait_ready(timeout)
         return await self._send(dict(message))
 
-    async def call_service(
+    async def service_response(
         self,
         domain: str,
         service: str,
         data: dict[str, Any] | None = None,
         target: dict[str, Any] | None = None,
-        return_response: bool = False,
     ) -> Any:
-        """Call an HA service; refused unless writes are allowed or it only returns data."""
-        if not self.allow_writes and (domain, service) not in READ_ONLY_SERVICES:
+        """What a data-only service (``weather.get_forecasts``) returns; any other is refused."""
+        if (domain, service) not in READ_ONLY_SERVICES:
             raise Forbidden(
-                f"calling {domain}.{service} changes Home Assistant; "
-                "set ha.allow_writes to allow it"
+                f"calling {domain}.{service} could change Home Assistant; Mnemolis only reads it"
             )
         msg: dict[str, Any] = {
             "type": "call_service",
             "domain": domain,
             "service": service,
             "service_data": data or {},
+            "return_response": True,
         }
         if target:
             msg["target"] = target
-        if return_response:
-            msg["return_response"] = True
-        result = await self.command(msg)
-        if return_response and isinstance(result, dict):
-            return result.get("response")
-        return result
+        await self.wait_ready()
+        result = await self._send(msg)
+        return result.get("response") if isinstance(result, dict) else result
 
     async def history(
         self,

@@ -48,11 +48,6 @@ def _stemmed_score(a: str, b: str) -> float:
     return score if score >= _WORD_FLOOR else 0.0
 
 
-def word_score(a: str, b: str) -> float:
-    """Similarity of two single words, 0..100; short words must nearly equal."""
-    return _stemmed_score(_stem(a), _stem(b))
-
-
 class Scorer:
     """Scores phrases against one question, remembering each word's similarities."""
 
@@ -106,11 +101,6 @@ class Scorer:
                 if best >= 100.0:
                     return 100.0
         return max(best, 0.0)
-
-
-def phrase_score(phrase: Sequence[str], query: Sequence[str]) -> float:
-    """How well a multi-word phrase occurs in the query, on word boundaries (0..100)."""
-    return Scorer(query).phrase(phrase)
 
 
 @dataclass(slots=True, frozen=True)
