@@ -41,6 +41,8 @@ STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to
 _HOW = re.compile(r"\s*how (?:do|can|should|would|could) (?:i|we|you)\b", re.IGNORECASE)
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
+# A question quoted in Mnemolis's own docs is an example of what to ask, not an answer.
+_EXAMPLE = re.compile(r"[\"\u201c][^\"\u201d\n]{3,200}\?[\"\u201d]")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 CANDIDATES = 10
 
@@ -213,8 +215,13 @@ class RagSource(Source):
             if pointer and Path(pointer.group(1).split("#")[0]).name in files:
                 continue  # a link to a page whose own passages are here: quote those
             section, title = _split_title(p.hit.heading, p.hit.path)
+            content, similarity = p.hit.content, p.similarity
+            if p.db == BUNDLED_NAME and _EXAMPLE.search(content):
+                # Judged on what the docs say around their example questions; the
+                # passage's vector carries the examples too, so it does not vouch.
+                content, similarity = _EXAMPLE.sub(" ", content), None
             found = relevance.match(
-                question, weights, [p.hit.content, section], p.similarity, model=model, weak=[title]
+                question, weights, [content, section], similarity, model=model, weak=[title]
             )
             if found.answers and (floor is None or found.value >= floor):
                 # Ties: the passage whose heading says what was asked is about it.
