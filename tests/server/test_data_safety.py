@@ -150,7 +150,7 @@ async def test_repeated_kill_during_indexing_and_memory_writes(
 
 
 def damage(db_file: Path, table: str) -> int:
-    """Overwrite the middle of the pages of ``table`` (its root too when it is the only one).
+    """Overwrite the pages of ``table`` but their headers (its root too when it is the only one).
 
     The b-tree headers stay, as after bad sectors, so SQLite opens the file; the
     FTS index's own data is garbage. Returns how many pages were hit.
@@ -165,8 +165,9 @@ def damage(db_file: Path, table: str) -> int:
     targets = pages[1:] or pages
     with db_file.open("r+b") as fh:
         for page in targets:
-            fh.seek((page - 1) * size + size // 2)
-            fh.write(b"\xa5" * 512)
+            # Past the page's b-tree header: its cells (and where they point) are garbage.
+            fh.seek((page - 1) * size + 12)
+            fh.write(b"\xa5" * (size - 12))
     return len(targets)
 
 

@@ -366,7 +366,7 @@ async def test_auto_picks_models_from_the_folder(
 ) -> None:
     (models_folder / "notes.txt").write_text("not a model")
     client: TestClient[Any, Any] = await make_client(
-        llm={"model": "auto", "models_dir": str(models_folder)}
+        llm={"model": "auto", "embedding_model": "auto", "models_dir": str(models_folder)}
     )
     service = service_of(client)
     await asyncio.wait_for(service.wait_ready(), 120)
