@@ -277,7 +277,7 @@ async def test_model_change_reembeds(make_client: Client, tmp_path: Path, docs: 
     class Wider(HashingEmbedder):
         name = "test-wider"
 
-    core_of(client).services["embedder"] = Wider(dim=64)
+    core_of(client).services.embedder = Wider(dim=64)
     store.publish(core_of(client).services)
     first = await store.search_rag("house", "guest wifi network", 5, "semantic")
     await store.wait_idle()
@@ -398,7 +398,7 @@ async def test_removing_a_database_interrupts_its_reembedding(
             return await self.inner.embed(texts)
 
     model = SlowModel()
-    core_of(client).services["embedder"] = model
+    core_of(client).services.embedder = model
     await store.search_rag("big", "heating", 5, "semantic")  # starts re-embedding
 
     async def under_way() -> bool:

@@ -21,13 +21,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
 from . import relevance
 from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, corrupt
-from .embedder import HashingEmbedder, current_embedder, embed_async, embed_blocking
+from .embedder import Embedder, HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
 from .parsing import FileLimits
@@ -42,6 +42,9 @@ from .registry import (
     now_iso,
 )
 from .text import rrf
+
+if TYPE_CHECKING:
+    from ..services import Services
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -67,10 +70,9 @@ HYBRID_WEIGHTS = (0.5, 1.0)
 INLINE_MAX_MEMORIES = 500
 
 
-def store_of(services: dict[str, Any]) -> KnowledgeStore:
+def store_of(store: KnowledgeStore | None) -> KnowledgeStore:
     """The running store, or 503 when it is not (yet) open."""
-    store = services.get("knowledge")
-    if not isinstance(store, KnowledgeStore):
+    if store is None:
         raise Unavailable("the knowledge store is not running")
     return store
 
@@ -190,9 +192,12 @@ class Passage:
 class KnowledgeStore:
     """Document databases + memories; see ``open``."""
 
-    def __init__(self, settings: Settings, services: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, settings: Settings, model: Callable[[], Embedder | None] | None = None
+    ) -> None:
         self.settings = settings
-        self.services: dict[str, Any] = services if services is not None else {}
+        # The loaded embedding model, asked each time (it appears after start).
+        self._model: Callable[[], Embedder | None] = model or (lambda: None)
         self.data_dir = Path(settings.data_dir)
         self.registry = Registry(self.data_dir)
         self.registrations: dict[str, Registration] = {}
@@ -231,7 +236,7 @@ class KnowledgeStore:
         watch: bool = False,
         *,
         index: bool = True,
-        services: dict[str, Any] | None = None,
+        model: Callable[[], Embedder | None] | None = None,
         follow_registry: bool = False,
     ) -> KnowledgeStore:
         """Open every registered database (skipping broken ones) and the memory store.
@@ -241,7 +246,7 @@ class KnowledgeStore:
         ``follow_registry`` (implied by ``watch``) picks up databases another
         process added, removed or re-created (long-running ``mnemolis mcp``).
         """
-        store = cls(settings, services)
+        store = cls(settings, model)
         await store._open(watch=watch, index=index, follow=follow_registry or watch)
         return store
 
@@ -374,13 +379,16 @@ class KnowledgeStore:
             db.close()
         self.memories.close()
 
-    def publish(self, services: dict[str, Any]) -> None:
+    def publish(self, services: Services) -> None:
         """Share the store and its cheap lookups with the router, stats and MCP."""
-        self.services = services
-        services["knowledge"] = self
-        services["rag_names"] = self.names
-        services["memory_tags"] = self.memory_tags
-        services["documents_indexed"] = self.documents_indexed
+        services.knowledge = self
+        services.rag_names = self.names
+        services.memory_tags = self.memory_tags
+        services.documents_indexed = self.documents_indexed
+
+    def embedder(self) -> Embedder:
+        """The loaded embedding model, else the hashing fallback."""
+        return current_embedder(self._model())
 
     # --- background work -----------------------------------------------------
 
@@ -469,7 +477,7 @@ class KnowledgeStore:
         def job() -> None:
             if self.memories.problem or self.memories.damaged:
                 return
-            embedder = current_embedder(self.services)
+            embedder = self.embedder()
             self._memories_embedded.add(embedder.name)
             while not self._stop.is_set():
                 todo = self.memories.missing_vectors(embedder.name)
@@ -572,7 +580,7 @@ class KnowledgeStore:
 
     async def _poll_registry(self) -> None:
         """Pick up databases added or removed by ``mnemolis rag``, and model changes."""
-        embedder_name = current_embedder(self.services).name
+        embedder_name = self.embedder().name
         while not self._closing.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closing.wait(), REGISTRY_POLL_S)
@@ -581,7 +589,7 @@ class KnowledgeStore:
             try:
                 await self._retry_failed()
                 self._revive_watchers()
-                now_name = current_embedder(self.services).name
+                now_name = self.embedder().name
                 if now_name != embedder_name:
                     # A model appeared (or went): re-embed in the background right away.
                     embedder_name = now_name
@@ -589,9 +597,7 @@ class KnowledgeStore:
                         "embedder is now %s; re-embedding databases and memories", now_name
                     )
                     for db in list(self.databases.values()):
-                        await asyncio.to_thread(
-                            self._ensure_embedded, db, current_embedder(self.services)
-                        )
+                        await asyncio.to_thread(self._ensure_embedded, db, self.embedder())
                     self._memories_embedded.add(now_name)
                     self._submit_memory_vectors()
                 await asyncio.to_thread(self._refresh_counts)
@@ -693,7 +699,7 @@ class KnowledgeStore:
 
     def generation(self) -> tuple[object, ...]:
         """Changes whenever a search could answer differently: databases, index, embedder."""
-        embedder = current_embedder(self.services)
+        embedder = self.embedder()
         dbs = tuple((name, db.generation) for name, db in self.databases.items())
         return (getattr(embedder, "name", ""), dbs)
 
@@ -861,7 +867,7 @@ class KnowledgeStore:
 
     def _embed_step(self, db: DocumentDatabase) -> None:
         """Embed missing chunks; a model works in slices so other jobs interleave."""
-        embedder = current_embedder(self.services)
+        embedder = self.embedder()
         fallback = isinstance(embedder, HashingEmbedder)
         previous = db.embedder_name()
         if fallback and previous and previous != embedder.name and self._model_expected():
@@ -900,7 +906,7 @@ class KnowledgeStore:
         nothing; the others still answer. With ``strict`` (one database asked
         for by name) a database that fails is a 503 saying why.
         """
-        embedder = current_embedder(self.services)
+        embedder = self.embedder()
         # Without a model, "semantic" is feature hashing: shared words again, noise in a
         # fusion with the keyword ranking. Hybrid is then the keyword ranking alone.
         semantic_on = mode == "semantic" or (
@@ -1072,7 +1078,7 @@ class KnowledgeStore:
     # --- memories ------------------------------------------------------------
 
     async def _memory_vec(self, text: str) -> tuple[Any, str]:
-        embedder = current_embedder(self.services)
+        embedder = self.embedder()
         try:
             return (await embed_async(embedder, [text]))[0], embedder.name
         except Exception as err:
@@ -1169,7 +1175,7 @@ class KnowledgeStore:
             return found, total > len(found), filters, "recent"
         want_lexical = chosen in ("lexical", "hybrid")
         want_semantic = chosen in ("semantic", "hybrid")
-        embedder = current_embedder(self.services)
+        embedder = self.embedder()
         in_thread = callable(getattr(embedder, "embed_sync", None))
         vec: Any = None
         name = str(embedder.name)
@@ -1212,7 +1218,7 @@ class KnowledgeStore:
 
     def model_embedder(self) -> bool:
         """Whether a real embedding model (not the hashing fallback) ranks by meaning."""
-        return not isinstance(current_embedder(self.services), HashingEmbedder)
+        return not isinstance(self.embedder(), HashingEmbedder)
 
     async def memory_matches(
         self, question: str, weights: dict[str, float] | None = None, limit: int = 5
@@ -1413,5 +1419,5 @@ class KnowledgeStore:
         ]
         if problems:
             return "degraded", "; ".join(problems)
-        embedder = current_embedder(self.services)
+        embedder = self.embedder()
         return "ok", f"{len(self.databases)} database(s), embedder {embedder.name}"
