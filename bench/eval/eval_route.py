@@ -209,7 +209,7 @@ def load_embedder(threads: int = THREADS) -> Any:
     """
     try:
         from mnemolis.llm.catalog import read_metadata
-        from mnemolis.llm.embedder import LocalEmbedder
+        from mnemolis.llm.embedding_model import LocalEmbedder
         from mnemolis.settings import load_settings
         from tests.server.model_fixture import embedding_model_file
 

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from mnemolis.llm.catalog import read_metadata
-from mnemolis.llm.embedder import BULK_JOB, QUERY_TEXTS, LocalEmbedder
+from mnemolis.llm.embedding_model import BULK_JOB, QUERY_TEXTS, LocalEmbedder
 from mnemolis.llm.worker import ModelWorker
 from mnemolis.settings import load_settings
 

@@ -268,7 +268,7 @@ async def test_reindex_incremental_and_remove(
 
 
 async def test_model_change_reembeds(make_client: Client, tmp_path: Path, docs: Path) -> None:
-    from mnemolis.knowledge.embedder import HashingEmbedder
+    from mnemolis.knowledge.vectors import HashingEmbedder
 
     client = await rag_client(make_client, tmp_path)
     await registered(client, docs)
@@ -371,7 +371,7 @@ async def test_removing_a_database_interrupts_its_reembedding(
 ) -> None:
     import asyncio
 
-    from mnemolis.knowledge.embedder import HashingEmbedder
+    from mnemolis.knowledge.vectors import HashingEmbedder
 
     folder = tmp_path / "roots" / "big"
     folder.mkdir(parents=True)

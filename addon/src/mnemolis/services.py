@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .discovery import SupervisorDiscovery
     from .hass.client import HAClient
-    from .knowledge.embedder import Embedder
     from .knowledge.store import KnowledgeStore
+    from .knowledge.vectors import Embedder
     from .llm.service import LLMService
     from .sources.base import Source
 

@@ -27,7 +27,6 @@ from ..errors import Forbidden, InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
 from . import relevance
 from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, corrupt
-from .embedder import Embedder, HashingEmbedder, current_embedder, embed_async, embed_blocking
 from .formats import FORMATS, render
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
 from .parsing import FileLimits
@@ -42,6 +41,7 @@ from .registry import (
     now_iso,
 )
 from .text import rrf
+from .vectors import Embedder, HashingEmbedder, current_embedder, embed_async, embed_blocking
 
 if TYPE_CHECKING:
     from ..services import Services

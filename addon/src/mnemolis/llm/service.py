@@ -21,7 +21,7 @@ from ..settings import Settings
 from ..spoken import spoken_form
 from . import bundled, prompts
 from .catalog import GGUFError, ModelFile, models_dir, read_metadata, resolve, scan
-from .embedder import LocalEmbedder
+from .embedding_model import LocalEmbedder
 from .engine import LocalEngine
 from .remote import RemoteBackend
 from .types import ChatParams, ChatResult, Generation
