@@ -495,7 +495,7 @@ async def test_a_database_waiting_for_its_first_scan_says_indexing(
     store = store_of(client)
     await store.wait_idle()
     busy = threading.Event()
-    store._submit(lambda: busy.wait(30))  # the one indexing worker is busy elsewhere
+    store.worker.submit(lambda: busy.wait(30))  # the one indexing worker is busy elsewhere
     try:
         resp = await register(client, "house", docs)
         assert resp.status == 201, await resp.text()
