@@ -43,9 +43,8 @@ class MemoryService:
         self._executor = worker
         self._stop = stop
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._retry_at: dict[
-            str, tuple[float, float]
-        ] = {}  # "__memories__" -> (next try, back-off)
+        # "__memories__" -> (next try, back-off) while the store cannot open
+        self._retry_at: dict[str, tuple[float, float]] = {}
         self._memories_embedded: set[str] = set()
 
     def _submit(self, fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
@@ -82,6 +81,8 @@ class MemoryService:
             self.submit_vectors()
 
     def submit_vectors(self) -> None:
+        """Embed the memories that have no vector from the current embedder, on the worker."""
+
         def job() -> None:
             if self.memories.problem or self.memories.damaged:
                 return
