@@ -34,7 +34,7 @@ from mnemolis.knowledge.parsing import parse_document  # noqa: E402
 from mnemolis.knowledge.registry import BUNDLED_DIR  # noqa: E402
 from mnemolis.llm import bundled  # noqa: E402
 from mnemolis.llm.catalog import read_metadata  # noqa: E402
-from mnemolis.llm.embedder import LocalEmbedder  # noqa: E402
+from mnemolis.llm.embedding_model import LocalEmbedder  # noqa: E402
 from mnemolis.settings import load_settings  # noqa: E402
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import aiohttp
 
 from mnemolis.hass import HAClient
+from mnemolis.services import Services
 from mnemolis.settings import load_settings
 from mnemolis.sources.base import QueryContext, SourceDeps
 from mnemolis.sources.ha import HASource
@@ -131,7 +132,9 @@ async def per_question_ms(
         client.registries.areas = {slug_of(r): {"area_id": slug_of(r), "name": r} for r in ROOMS}
         client.config = {"time_zone": "Europe/Amsterdam"}
         client.connected = True
-        source = HASource(SourceDeps(settings=settings, session=session, services={"ha": client}))
+        source = HASource(
+            SourceDeps(settings=settings, session=session, services=Services(ha=client))
+        )
         source._hold.client = client  # the shared client, loaded above
         ctx = QueryContext(now=datetime.now(UTC))
 

@@ -76,7 +76,7 @@ def measure(
     """
     home = make_home()
     if embedder is not None:
-        home.core.services["embedder"] = embedder
+        home.core.services.embedder = embedder
     if home_entities > len(ENTITIES):
         extra = dict(ENTITIES)
         i = 0
@@ -86,7 +86,7 @@ def measure(
             oid = f"{area}_{device}_{i}".lower().replace(" ", "_")
             extra[f"sensor.{oid}"] = (f"{area} {device} {i // 140 + 1}", "1", area, {})
             i += 1
-        home.core.services["ha"] = FakeHA(extra)
+        home.core.services.ha = FakeHA(extra)
     router = home.core.router
     route = router.route
     memo = router._plans
@@ -121,7 +121,7 @@ def measure(
     return {
         "entities": home_entities,
         "cold": cold,
-        "names": len(home.core.services["ha"].vocabulary()),
+        "names": len(home.core.services.ha.vocabulary()),
         "questions": len(qs),
         "samples": len(everything),
         "median_p50": statistics.median(p50s.values()),

@@ -200,8 +200,8 @@ def pages_of(result: dict[str, Any], prefix: str) -> list[str]:
 
 async def wait_indexed(core: Mnemolis, name: str, embedded: bool, timeout: float) -> dict[str, Any]:
     """Wait until a database is indexed (and embedded by the model, when one is loaded)."""
-    store = core.services["knowledge"]
-    model = core.services.get("embedder")
+    store = core.services.knowledge
+    model = core.services.embedder
     deadline = time.monotonic() + timeout
     while True:
         await store.wait_idle()
@@ -240,9 +240,9 @@ async def start_core(data: Path, use_model: bool) -> Mnemolis:
     """A started Mnemolis with the embedding model loaded (when asked for)."""
     core = Mnemolis(settings_for(data, use_model))
     await core.start()
-    llm = core.services["llm"]
+    llm = core.services.llm
     await llm.wait_ready()
-    if use_model and core.services.get("embedder") is None:
+    if use_model and core.services.embedder is None:
         raise SystemExit(f"the default embedding model did not load: {llm.embedding_problem}")
     return core
 
@@ -264,7 +264,7 @@ async def run_corpus(args: argparse.Namespace, scratch: Path) -> bool:
     use_model = not args.no_model
     core = await start_core(scratch / "data-corpus", use_model)
     try:
-        store = core.services["knowledge"]
+        store = core.services.knowledge
         started = time.perf_counter()
         if "python" not in store.registrations:
             await store.register("python", str(folder), wait=True)
@@ -428,7 +428,7 @@ async def run_household(args: argparse.Namespace, scratch: Path) -> bool:
     core = await start_core(scratch / "data-household", use_model)
     judged = Judged()
     try:
-        store = core.services["knowledge"]
+        store = core.services.knowledge
         await store.register("household", str(folder), wait=True)
         for memory in spec["memories"]:
             await store.remember(memory["content"], tags=memory.get("tags"))

@@ -668,7 +668,7 @@ TRANSITIONAL = frozenset({"arming", "pending", "opening", "closing", "locking", 
 
 async def settle(mn: Mnemolis, core: HassCore, timeout: float = 30.0) -> None:
     """Wait until devices finish moving (an alarm arming) and Mnemolis' cache shows HA's."""
-    client = mn.services.get("ha")
+    client = mn.services.ha
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         truth = await asyncio.to_thread(rest_states, core)
@@ -699,7 +699,7 @@ async def ask_home(home: str, core: HassCore, cases: list[Case], data_dir: Path)
     await mn.start()
     verdicts: list[Verdict] = []
     try:
-        client = mn.services["ha"]
+        client = mn.services.ha
         await client.wait_ready(30)
         for scene, actions in SCENES[home]:
             moved = time.perf_counter()

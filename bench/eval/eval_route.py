@@ -160,7 +160,7 @@ def run_without_ha() -> tuple[int, int]:
     """
     home = make_home()
     home.fakes["ha"]._configured = False
-    home.core.services.pop("ha", None)
+    home.core.services.ha = None
     home.core.router.vocab.set_async_names("ha", [])
     data = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
     qs = [r[0] for half in ("tune", "held") for r in data["route"][half] if r[1] == "ha"]
@@ -209,7 +209,7 @@ def load_embedder(threads: int = THREADS) -> Any:
     """
     try:
         from mnemolis.llm.catalog import read_metadata
-        from mnemolis.llm.embedder import LocalEmbedder
+        from mnemolis.llm.embedding_model import LocalEmbedder
         from mnemolis.settings import load_settings
         from tests.server.model_fixture import embedding_model_file
 
@@ -267,7 +267,7 @@ def run_dev(with_model: bool, show: bool) -> None:
         emb = load_embedder()
         if emb is not None:
             home = make_home()
-            home.core.services["embedder"] = emb
+            home.core.services.embedder = emb
             route = home.core.route
             dev_report(
                 f"dev, {emb.name}",
@@ -316,7 +316,7 @@ def main() -> int:
         emb = load_embedder()
         if emb is not None:
             home = make_home()
-            home.core.services["embedder"] = emb
+            home.core.services.embedder = emb
             fresh_m = run_fresh(home.core.route, default)
             tuned_m = run_tuned(home.core.route, default)
             held_m, tc_m = report(

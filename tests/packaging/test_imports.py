@@ -11,12 +11,7 @@ PACKAGE = REPO / "addon" / "src" / "mnemolis"
 
 # Cycles known and allowed for now. Each entry must still be a cycle (the test
 # says when it is gone, so the allowance goes with it).
-KNOWN_CYCLES = {
-    # LLMService.health() imports ComponentHealth from core, whose _start_llm
-    # imports LLMService. Issue 17 stage B makes llm/service.py import it from
-    # mnemolis.readiness (where it lives now) and removes this entry.
-    frozenset({"mnemolis.core", "mnemolis.llm.service"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def _explain(graph: dict[str, set[str]], cycle: list[str]) -> str:

@@ -21,7 +21,7 @@ def core_of(client: Any) -> Mnemolis:
 
 def store_of(client: Any) -> KnowledgeStore:
     """The knowledge store the running app opened."""
-    store = core_of(client).services["knowledge"]
+    store = core_of(client).services.knowledge
     assert isinstance(store, KnowledgeStore)
     return store
 

@@ -267,7 +267,7 @@ class Home:
 
 def deps_for(settings: Settings) -> SourceDeps:
     """SourceDeps without a real HTTP session (fakes never use it)."""
-    return SourceDeps(settings=settings, session=None, services={})  # type: ignore[arg-type]
+    return SourceDeps(settings=settings, session=None)  # type: ignore[arg-type]
 
 
 def make_home(
@@ -295,9 +295,9 @@ def make_home(
     for name in ("forecast", "uptime", "news"):
         fakes[name]._configured = configured
     core.sources = dict(fakes)
-    core.services["ha"] = ha
-    core.services["rag_names"] = lambda: list(RAG_NAMES)
-    core.services["memory_tags"] = lambda: list(MEMORY_TAGS)
+    core.services.ha = ha
+    core.services.rag_names = lambda: list(RAG_NAMES)
+    core.services.memory_tags = lambda: list(MEMORY_TAGS)
     core.router.vocab.set_async_names("uptime", [n for n, _ in MONITORS])
     return Home(core, ha, fakes)
 

@@ -12,6 +12,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from mnemolis.services import Services
 from mnemolis.settings import Settings
 from mnemolis.sources.base import QueryContext, SourceDeps
 from mnemolis.sources.changes import ChangesSource, SnapshotStore
@@ -36,7 +37,7 @@ async def changes(
 ) -> AsyncIterator[ChangesSource]:
     settings = make_settings(ha={"url": hass_core.url, "token": hass_core.token})
     async with aiohttp.ClientSession() as session:
-        source = ChangesSource(SourceDeps(settings=settings, session=session, services={}))
+        source = ChangesSource(SourceDeps(settings=settings, session=session))
         await source.start()
         yield source
         await source.stop()
@@ -132,12 +133,12 @@ async def test_snapshots_of_forecast_and_monitors(
         return dict(monitors)
 
     settings = make_settings(ha={"url": hass_core.url, "token": hass_core.token})
-    services: dict[str, Any] = {"snapshots": {"uptime": uptime_snapshot}}
+    services = Services(snapshots={"uptime": uptime_snapshot})
     async with aiohttp.ClientSession() as session:
         deps = SourceDeps(settings=settings, session=session, services=services)
         forecast = ForecastSource(deps)
         source = ChangesSource(deps)
-        services["sources"] = {"forecast": forecast, "changes": source}
+        services.sources = {"forecast": forecast, "changes": source}
         await forecast.start()
         await source.start()
         try:
@@ -194,12 +195,12 @@ async def test_uptime_monitors_through_the_real_uptime_source(
     kuma = KumaState()
     server = await aiohttp_server(uptime_kuma_app(kuma))
     settings = make_settings(uptime={"url": str(server.make_url("/")), "slug": "home"})
-    services: dict[str, Any] = {}
+    services = Services()
     async with aiohttp.ClientSession() as session:
         deps = SourceDeps(settings=settings, session=session, services=services)
         uptime = UptimeSource(deps)
         source = ChangesSource(deps)
-        services["sources"] = {"uptime": uptime, "changes": source}
+        services.sources = {"uptime": uptime, "changes": source}
         assert source.configured and not source.has_ha
         await source.start()
         try:
@@ -230,9 +231,7 @@ async def test_broken_snapshot_providers_do_not_stop_the_others(
         raise RuntimeError("boom")
 
     settings = make_settings(uptime={"url": "http://127.0.0.1:9", "slug": "home"})
-    services: dict[str, Any] = {
-        "snapshots": {"good": good, "list": not_an_object, "failing": failing}
-    }
+    services = Services(snapshots={"good": good, "list": not_an_object, "failing": failing})
     async with aiohttp.ClientSession() as session:
         source = ChangesSource(SourceDeps(settings=settings, session=session, services=services))
         await source.start()

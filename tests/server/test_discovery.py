@@ -125,7 +125,7 @@ async def test_no_supervisor_no_announcement(
     await core.start()
     try:
         assert start_discovery(core, environ={"SUPERVISOR_URL": supervisor.url}) is False
-        assert "discovery" not in core.services
+        assert core.services.discovery is None
     finally:
         await core.stop()
     assert supervisor.posts == []

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from mnemolis.llm.catalog import read_metadata
-from mnemolis.llm.embedder import BULK_JOB, QUERY_TEXTS, LocalEmbedder
+from mnemolis.llm.embedding_model import BULK_JOB, QUERY_TEXTS, LocalEmbedder
 from mnemolis.llm.worker import ModelWorker
 from mnemolis.settings import load_settings
 
@@ -90,7 +90,7 @@ def test_one_call_to_the_model_per_question_whatever_its_parts() -> None:
 
     home = make_home()
     emb = Counting()
-    home.core.services["embedder"] = emb
+    home.core.services.embedder = emb
     home.core.router.meaning.warm_sync(emb)  # the profiles' vectors, once per model
     profiles = list(emb.batches)
     assert len(profiles) == 1 and profiles[0] > 100

@@ -41,7 +41,7 @@ async def forecast(
 ) -> AsyncIterator[ForecastSource]:
     settings = make_settings(ha={"url": hass_core.url, "token": hass_core.token})
     async with aiohttp.ClientSession() as session:
-        source = ForecastSource(SourceDeps(settings=settings, session=session, services={}))
+        source = ForecastSource(SourceDeps(settings=settings, session=session))
         await source.start()
         yield source
         await source.stop()
@@ -139,7 +139,7 @@ async def test_missing_weather_entity_is_a_clear_error(
         forecast={"entity_id": "weather.nowhere"},
     )
     async with aiohttp.ClientSession() as session:
-        source = ForecastSource(SourceDeps(settings=settings, session=session, services={}))
+        source = ForecastSource(SourceDeps(settings=settings, session=session))
         await source.start()
         try:
             run, answer = await run_source(source, "weather tomorrow", ctx(), timeout=10)
@@ -236,7 +236,7 @@ async def test_open_meteo(open_meteo: Any, make_settings: Callable[..., Settings
         }
     )
     async with aiohttp.ClientSession() as session:
-        source = ForecastSource(SourceDeps(settings=settings, session=session, services={}))
+        source = ForecastSource(SourceDeps(settings=settings, session=session))
         assert source.configured
         await source.start()
         answer = await source.query("will it rain tomorrow?", ctx())
@@ -274,7 +274,7 @@ async def test_open_meteo_at_home_assistants_location(
         forecast={"open_meteo_url": str(open_meteo.make_url("/"))},
     )
     async with aiohttp.ClientSession() as session:
-        source = ForecastSource(SourceDeps(settings=settings, session=session, services={}))
+        source = ForecastSource(SourceDeps(settings=settings, session=session))
         await source.start()
         try:
             answer = await source.query("weather on the day after tomorrow", ctx())
@@ -315,7 +315,7 @@ async def test_open_meteo_failures(
         routing={"source_timeout": 1.0},
     )
     async with aiohttp.ClientSession() as session:
-        source = ForecastSource(SourceDeps(settings=settings, session=session, services={}))
+        source = ForecastSource(SourceDeps(settings=settings, session=session))
         await source.start()
         try:
             run, answer = await run_source(source, "weather tomorrow", ctx(), timeout=1.0)

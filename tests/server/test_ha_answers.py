@@ -27,7 +27,7 @@ async def wait_state(core: Any, entity_id: str, state: str, timeout: float = 15.
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while loop.time() < end:
-        ha = core.services.get("ha")
+        ha = core.services.ha
         if ha is not None and ha.states.get(entity_id, {}).get("state") == state:
             return
         await asyncio.sleep(0.05)
@@ -88,7 +88,7 @@ async def test_a_name_without_an_area_still_answers_for_that_area(
     fixture_home: tuple[Any, Any], hass_core: HassCore
 ) -> None:
     client, core = fixture_home
-    ha = core.services["ha"]
+    ha = core.services.ha
     entity = "sensor.living_room_temperature"
     update = {"type": "config/entity_registry/update", "entity_id": entity}
     await asyncio.to_thread(hass_core.ws_command, {**update, "area_id": None})
@@ -217,7 +217,7 @@ WINDOW = {"device_class": "window", "friendly_name": "Bedroom Window"}
 
 
 def _open_in_cache(client: Any, entity_id: str) -> bool:
-    ha = client.app[keys.CORE].services["ha"]
+    ha = client.app[keys.CORE].services.ha
     return bool(ha.states.get(entity_id, {}).get("state") == "on")
 
 
@@ -349,7 +349,7 @@ async def test_exposure_to_assist_is_respected_when_chosen(
     cond = await search(client, "If the front door is locked, is the kitchen light on?")
     assert cond["condition"]["verdict"] is None, cond["condition"]
     assert "Front Door" not in cond["condition"]["evidence"]
-    ha = core.services["ha"]
+    ha = core.services.ha
     ha.exposure_ttl = 0.2  # HA sends no event for exposure changes; the client re-reads it
     await wait_until(lambda: bool((ha.exposed_to_assist() or {}).get("lock.front_door")))
     shown = await search(client, "Is the front door locked?", "ha")
@@ -442,8 +442,7 @@ async def test_a_condition_follows_the_state_it_names(demo: Any, demo_core: Hass
     )
     try:
         await wait_until(
-            lambda: demo.app[keys.CORE].services["ha"].states["cover.garage_door"]["state"]
-            == "open"
+            lambda: demo.app[keys.CORE].services.ha.states["cover.garage_door"]["state"] == "open"
         )
         opened = await search(demo, question)
         assert opened["condition"]["verdict"] is True, opened["condition"]
@@ -453,6 +452,5 @@ async def test_a_condition_follows_the_state_it_names(demo: Any, demo_core: Hass
             demo_core.call_service, "cover", "close_cover", {"entity_id": "cover.garage_door"}
         )
         await wait_until(
-            lambda: demo.app[keys.CORE].services["ha"].states["cover.garage_door"]["state"]
-            == "closed"
+            lambda: demo.app[keys.CORE].services.ha.states["cover.garage_door"]["state"] == "closed"
         )

@@ -158,7 +158,7 @@ async def ha_source(
 ) -> AsyncIterator[HASource]:
     settings = make_settings(ha={"url": hass_core.url, "token": hass_core.token})
     async with aiohttp.ClientSession() as session:
-        source = HASource(SourceDeps(settings=settings, session=session, services={}))
+        source = HASource(SourceDeps(settings=settings, session=session))
         source.client.backoff_initial = 0.2
         source.client.backoff_max = 1.0
         await source.start()

@@ -36,7 +36,7 @@ async def ha(
     """A started HASource connected to the session's real HA."""
     settings = make_settings(ha={"url": hass_core.url, "token": hass_core.token})
     async with aiohttp.ClientSession() as session:
-        source = HASource(SourceDeps(settings=settings, session=session, services={}))
+        source = HASource(SourceDeps(settings=settings, session=session))
         await source.start()
         await source.client.wait_ready(20)
         yield source
@@ -185,7 +185,7 @@ async def test_an_old_allow_writes_setting_loads_and_changes_nothing(
     before = hass_core.get_state("input_boolean.hallway_light_power")
     assert before is not None
     async with aiohttp.ClientSession() as session:
-        source = HASource(SourceDeps(settings=settings, session=session, services={}))
+        source = HASource(SourceDeps(settings=settings, session=session))
         await source.start()
         client = source.client
         try:

@@ -31,7 +31,7 @@ COUNTING = [{"role": "user", "content": "Count from one to one thousand: 1, 2, 3
 
 def service_of(client: TestClient[Any, Any]) -> LLMService:
     """The app's inference service."""
-    service: LLMService = client.app[keys.CORE].services["llm"]
+    service: LLMService = client.app[keys.CORE].services.llm
     return service
 
 
@@ -335,7 +335,7 @@ async def test_embedding_errors(llm_client: TestClient[Any, Any]) -> None:
 async def test_embedder_is_published_for_the_knowledge_store(
     llm_client: TestClient[Any, Any],
 ) -> None:
-    embedder = llm_client.app[keys.CORE].services["embedder"]
+    embedder = llm_client.app[keys.CORE].services.embedder
     assert (embedder.name, embedder.dim) == ("all-MiniLM-L6-v2", 384)
     vectors = await embedder.embed(["hello world", "hello world"])
     assert len(vectors) == 2 and vectors[0] == vectors[1]
@@ -373,7 +373,7 @@ async def test_auto_picks_models_from_the_folder(
     assert service.available
     assert isinstance(service.backend, LocalEngine)
     assert service.backend.model_id == chat_model.stem
-    assert client.app[keys.CORE].services["embedder"].name == "all-MiniLM-L6-v2"
+    assert client.app[keys.CORE].services.embedder.name == "all-MiniLM-L6-v2"
 
 
 async def test_model_by_file_name_and_path_escape(

@@ -59,7 +59,7 @@ async def model_server(
 
 def service_of(client: TestClient[Any, Any]) -> LLMService:
     """The app's inference service."""
-    service: LLMService = client.app[keys.CORE].services["llm"]
+    service: LLMService = client.app[keys.CORE].services.llm
     return service
 
 

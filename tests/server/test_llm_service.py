@@ -45,7 +45,7 @@ MARKDOWN = (
 
 def service_of(client: TestClient[Any, Any]) -> LLMService:
     """The app's inference service."""
-    service: LLMService = client.app[keys.CORE].services["llm"]
+    service: LLMService = client.app[keys.CORE].services.llm
     return service
 
 

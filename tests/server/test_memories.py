@@ -286,7 +286,7 @@ async def test_small_recalls_stay_on_the_loop_unless_a_write_is_under_way(
 ) -> None:
     """Few memories are searched on the event loop; never while a write holds the store."""
     client = await make_client()
-    memories = core_of(client).services["knowledge"].memories
+    memories = core_of(client).services.knowledge.memories
     created = await remember(client, "The bike pump hangs in the garage")
     assert memories.small_enough(500)
     assert not memories.small_enough(0)  # more memories than the limit: a worker thread

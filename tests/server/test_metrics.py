@@ -178,8 +178,8 @@ async def test_indexes_model_memory_and_info(make_client: Client) -> None:
         available = True
         backend = Engine()
 
-    core.services["llm"] = Model()
-    core.services["documents_indexed"] = lambda: 1234
+    core.services.llm = Model()
+    core.services.documents_indexed = lambda: 1234
     samples = await scrape(client)
     assert value(samples, "mnemolis_llm_loaded") == 1
     assert value(samples, "mnemolis_llm_tokens_per_second") == 23.5
@@ -192,8 +192,8 @@ async def test_indexes_model_memory_and_info(make_client: Client) -> None:
         def tokens_per_second(self) -> float:
             raise RuntimeError("model unloaded")
 
-    core.services["llm"] = Broken()
-    core.services["documents_indexed"] = lambda: 1 / 0
+    core.services.llm = Broken()
+    core.services.documents_indexed = lambda: 1 / 0
     samples = await scrape(client)
     assert value(samples, "mnemolis_llm_tokens_per_second") == 0
     assert value(samples, "mnemolis_documents_indexed") == 0
@@ -223,7 +223,7 @@ async def test_two_servers_in_one_process_keep_separate_counts(make_client: Clie
 async def test_real_model_speed_and_tokens(make_client: Client, chat_model: Any) -> None:
     """Gemma 3 270M generates; the scrape shows it loaded, its speed and its tokens."""
     client = await make_client(llm={"model": str(chat_model), "embedding_model": "off"})
-    await asyncio.wait_for(core_of(client).services["llm"].wait_ready(), 120)
+    await asyncio.wait_for(core_of(client).services.llm.wait_ready(), 120)
     before = await scrape(client)
     assert value(before, "mnemolis_llm_loaded") == 1
     assert value(before, "mnemolis_llm_tokens_generated") == 0
@@ -249,7 +249,7 @@ async def test_index_sizes_per_database_and_memories(make_client: Client, tmp_pa
     client = await make_client(rag={"roots": [str(tmp_path)], "watch": False})
     resp = await client.post("/api/rag", json={"name": "notes", "path": str(folder)})
     assert resp.status == 201, await resp.text()
-    store = core_of(client).services["knowledge"]
+    store = core_of(client).services.knowledge
     await asyncio.wait_for(store.wait_idle(), 60)
     for content in ("spare key under the pot", "bins on Tuesday"):
         assert (await client.post("/api/memories", json={"content": content})).status == 201

@@ -15,7 +15,7 @@ import pytest
 
 from mnemolis.errors import Unavailable
 from mnemolis.llm.catalog import read_metadata
-from mnemolis.llm.embedder import LocalEmbedder
+from mnemolis.llm.embedding_model import LocalEmbedder
 from mnemolis.settings import LLMSettings
 
 from .model_fixture import embedding_model  # noqa: F401  (fixture)

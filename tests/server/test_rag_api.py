@@ -268,7 +268,7 @@ async def test_reindex_incremental_and_remove(
 
 
 async def test_model_change_reembeds(make_client: Client, tmp_path: Path, docs: Path) -> None:
-    from mnemolis.knowledge.embedder import HashingEmbedder
+    from mnemolis.knowledge.vectors import HashingEmbedder
 
     client = await rag_client(make_client, tmp_path)
     await registered(client, docs)
@@ -277,7 +277,7 @@ async def test_model_change_reembeds(make_client: Client, tmp_path: Path, docs: 
     class Wider(HashingEmbedder):
         name = "test-wider"
 
-    core_of(client).services["embedder"] = Wider(dim=64)
+    core_of(client).services.embedder = Wider(dim=64)
     store.publish(core_of(client).services)
     first = await store.search_rag("house", "guest wifi network", 5, "semantic")
     await store.wait_idle()
@@ -371,7 +371,7 @@ async def test_removing_a_database_interrupts_its_reembedding(
 ) -> None:
     import asyncio
 
-    from mnemolis.knowledge.embedder import HashingEmbedder
+    from mnemolis.knowledge.vectors import HashingEmbedder
 
     folder = tmp_path / "roots" / "big"
     folder.mkdir(parents=True)
@@ -398,7 +398,7 @@ async def test_removing_a_database_interrupts_its_reembedding(
             return await self.inner.embed(texts)
 
     model = SlowModel()
-    core_of(client).services["embedder"] = model
+    core_of(client).services.embedder = model
     await store.search_rag("big", "heating", 5, "semantic")  # starts re-embedding
 
     async def under_way() -> bool:
@@ -495,7 +495,7 @@ async def test_a_database_waiting_for_its_first_scan_says_indexing(
     store = store_of(client)
     await store.wait_idle()
     busy = threading.Event()
-    store._submit(lambda: busy.wait(30))  # the one indexing worker is busy elsewhere
+    store.worker.submit(lambda: busy.wait(30))  # the one indexing worker is busy elsewhere
     try:
         resp = await register(client, "house", docs)
         assert resp.status == 201, await resp.text()

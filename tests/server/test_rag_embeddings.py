@@ -35,10 +35,10 @@ async def test_model_embeddings_find_meaning_not_words(
     core = core_of(client)
 
     async def model_published() -> bool:
-        return core.services.get("embedder") is not None
+        return core.services.embedder is not None
 
     await wait_for(model_published, 180, "embedding model loaded and published")
-    name = core.services["embedder"].name
+    name = core.services.embedder.name
     question = "how can I restart the furnace?"  # shares no word with the boiler manual
     assert await store.search_rag("house", question, 5, "keyword") == {}
     if not watch:
@@ -87,10 +87,10 @@ async def test_default_settings_convert_and_use_the_bundled_model(
     client = await make_client(llm={"models_dir": str(models), "embedding_model": "auto"})
     assert (await client.delete("/api/rag/mnemolis-docs")).status == 200
     core = core_of(client)
-    await core.services["llm"].wait_ready()
+    await core.services.llm.wait_ready()
     converted = models / "all-MiniLM-L6-v2.gguf"
     assert converted.is_file()
-    embedder = core.services["embedder"]
+    embedder = core.services.embedder
     assert (embedder.name, embedder.dim) == ("all-MiniLM-L6-v2", 384)
     ready = await (await client.get("/api/health/readiness")).json()
     assert "embeddings: all-MiniLM-L6-v2 (384 dims)" in ready["components"]["model"]["detail"]
@@ -98,8 +98,8 @@ async def test_default_settings_convert_and_use_the_bundled_model(
     # The next start finds the file: no second conversion.
     stamp = converted.stat().st_mtime_ns
     again = await make_client(llm={"models_dir": str(models), "embedding_model": "auto"})
-    await core_of(again).services["llm"].wait_ready()
-    assert core_of(again).services["embedder"].name == "all-MiniLM-L6-v2"
+    await core_of(again).services.llm.wait_ready()
+    assert core_of(again).services.embedder.name == "all-MiniLM-L6-v2"
     assert converted.stat().st_mtime_ns == stamp
 
 
@@ -111,8 +111,8 @@ async def test_a_models_folder_that_cannot_be_written_is_reported(
     blocker.write_text("")
     client = await make_client(llm={"models_dir": str(blocker), "embedding_model": "auto"})
     core = core_of(client)
-    await core.services["llm"].wait_ready()
-    assert core.services.get("embedder") is None
+    await core.services.llm.wait_ready()
+    assert core.services.embedder is None
     ready = await (await client.get("/api/health/readiness")).json()
     model = ready["components"]["model"]
     assert model["status"] == "degraded"

@@ -199,7 +199,7 @@ async def test_status_says_when_a_watcher_is_not_running(
 
     await wait_for(caught_up, what="change made while the folder was away indexed")
     # The watcher task ends by itself (as a crash would end it): started again.
-    store._tasks["house"].cancel()
+    store.documents._tasks["house"].cancel()
     await wait_for(await watching(True), what="watcher started again")
     (docs / "heatpump.md").write_text("# Heat pump\n\nThe heat pump hums quietly at night.\n")
 
@@ -235,14 +235,14 @@ async def test_registering_the_data_folder_does_not_loop_on_its_own_writes(
     await store.wait_idle()
     before = (await store.status("data"))["last_update"]
     passes = 0
-    real_update = store._update_job
+    real_update = store.documents._update_job
 
     def counting(name: str, paths: list[Path]) -> None:
         nonlocal passes
         passes += 1
         real_update(name, paths)
 
-    store._update_job = counting  # type: ignore[method-assign]
+    store.documents._update_job = counting  # type: ignore[method-assign]
     caplog.set_level(logging.INFO, logger="watchfiles.main")
     caplog.clear()
     for n in range(5):  # WAL traffic in the watched folder: memories, query log, searches
@@ -258,7 +258,7 @@ async def test_registering_the_data_folder_does_not_loop_on_its_own_writes(
     after = await store.status("data")
     assert after["last_update"] == before and after["files_indexed"] == 1, after
     # A real document added there is still seen.
-    store._update_job = real_update  # type: ignore[method-assign]
+    store.documents._update_job = real_update  # type: ignore[method-assign]
     (data / "boiler.md").write_text("# Boiler\n\nHold the red button to reset the boiler.\n")
 
     async def indexed() -> bool:

@@ -40,7 +40,7 @@ async def test_route_endpoint_uses_live_ha_names(make_client: Client) -> None:
         await client.get("/api/route", params={"query": "Is the Roomba docked?"})
     ).json()
     assert before["parts"][0]["reason"].startswith("no rule matched")
-    core.services["ha"] = FakeHA()
+    core.services.ha = FakeHA()
     after = await (await client.get("/api/route", params={"query": "Is the Roomba docked?"})).json()
     assert after["parts"][0]["sources"] == ["ha"]
     assert "Roomba" in after["parts"][0]["reason"]

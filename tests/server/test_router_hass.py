@@ -21,7 +21,7 @@ async def wait_state(core: Any, entity_id: str, state: str, timeout: float = 15.
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while loop.time() < end:
-        ha = core.services.get("ha")
+        ha = core.services.ha
         current = getattr(ha, "states", {}).get(entity_id, {}).get("state") if ha else None
         if current == state:
             return

@@ -117,7 +117,7 @@ class _FakeEmbedder:
 def test_embedding_stage_is_used_when_a_model_is_loaded() -> None:
     home = make_home()
     emb = _FakeEmbedder()
-    home.core.services["embedder"] = emb
+    home.core.services.embedder = emb
     part = home.core.route("Will the sky be kind to us?")
     assert "by meaning (embedding)" in part["parts"][0]["reason"], part
     assert part["parts"][0]["sources"] == ["forecast"]
@@ -134,7 +134,7 @@ def test_a_failing_model_falls_back_to_words() -> None:
             raise RuntimeError("model crashed")
 
     home = make_home()
-    home.core.services["embedder"] = Broken()
+    home.core.services.embedder = Broken()
     part = home.core.route("How much solar are we generating?")["parts"][0]
     assert part["sources"] == ["ha"] and "lexical" in part["reason"]
 
@@ -297,7 +297,7 @@ def test_english_with_foreign_names_stays_english(question: str) -> None:
 async def test_without_ha_a_home_word_question_is_answered_by_documents() -> None:
     home = make_home()
     home.fakes["ha"]._configured = False
-    home.core.services.pop("ha")  # no HA: no live names either
+    home.core.services.ha = None  # no HA: no live names either
     home.core.router.vocab.set_providers({})
     replace = FakeSource(
         deps_for(home.core.settings), "rag", answer="Descale monthly (manual p. 12)."
@@ -363,7 +363,7 @@ async def test_search_embeds_off_the_event_loop() -> None:
 
     home = make_home()
     emb = AsyncOnly()
-    home.core.services["embedder"] = emb
+    home.core.services.embedder = emb
     # The first question after the model loads does not wait for the profiles' vectors:
     # it is routed on words while they are computed in the background.
     first = await ask(home, "Will the sky be kind to us?")

@@ -275,7 +275,7 @@ class FakeLLM:
 async def test_model_classifies_unmatched_and_composes_fusion() -> None:
     home = make_home()
     llm = FakeLLM(pick=["memory"], written="A written answer [1].")
-    home.core.services["llm"] = llm
+    home.core.services.llm = llm
     result = await ask(home, "Tell me a joke")
     assert llm.classified == ["Tell me a joke"]
     assert statuses(result) == [("memory", "ok")]
@@ -287,7 +287,7 @@ async def test_model_classifies_unmatched_and_composes_fusion() -> None:
 
 async def test_model_without_answer_falls_back_to_rules() -> None:
     home = make_home()
-    home.core.services["llm"] = FakeLLM(pick=None, written=None)
+    home.core.services.llm = FakeLLM(pick=None, written=None)
     result = await ask(home, "Tell me a joke")
     assert result.sources[0].name == "rag"
     fused = await ask(home, "Mars", source="fusion", fusion_sources=["web", "kiwix"])

@@ -118,7 +118,7 @@ async def test_a_question_naming_no_live_entity_is_answered_by_the_documents(
     home = make_home()
     if not ha_configured:
         home.fakes["ha"]._configured = False
-        home.core.services.pop("ha")
+        home.core.services.ha = None
         home.core.router.vocab.set_providers({})
     home.core.sources["rag"] = FakeSource(
         deps_for(home.core.settings), "rag", answer="The dishwasher warranty ends in May 2027."
@@ -139,7 +139,7 @@ async def test_home_words_without_a_home_answer_fall_through_to_documents_and_me
         home.fakes["ha"].behaviour = "empty"  # HA has nothing on it
     else:
         home.fakes["ha"]._configured = False
-        home.core.services.pop("ha")
+        home.core.services.ha = None
         home.core.router.vocab.set_providers({})
     home.fakes["rag"].behaviour = "empty"
     home.core.sources["memory"] = FakeSource(

@@ -210,7 +210,7 @@ def startup_summary(core: Mnemolis) -> list[str]:
 
 
 def _model_state(core: Mnemolis) -> str:
-    llm = core.services.get("llm")
+    llm = core.services.llm
     if llm is None:
         return "none"
     if getattr(llm, "problem", ""):

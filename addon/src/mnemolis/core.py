@@ -19,13 +19,10 @@ from .errors import ConfigError
 from .metrics import Metrics
 from .models import SearchResult
 from .querylog import QueryLog
-
-# Re-exported ("as" form, for mypy --strict): llm/service.py imports them from here.
-from .readiness import ComponentHealth as ComponentHealth
-from .readiness import ComponentState as ComponentState
-from .readiness import HealthCheck
+from .readiness import ComponentHealth, HealthCheck
 from .requestmodels import SearchRequest
 from .router import Router
+from .services import Services
 from .settings import Settings
 from .sources import Source, SourceDeps, build_sources
 
@@ -65,7 +62,7 @@ class Mnemolis:
         self.started_at = 0.0
         self.session: aiohttp.ClientSession | None = None
         self.sources: dict[str, Source] = {}
-        self.services: dict[str, Any] = {}
+        self.services = Services()
         # Only the long-running server watches document folders; `mnemolis mcp`
         # (stdio) and one-shot commands open the databases without a watcher.
         self.watch_files = settings.rag.watch
@@ -100,7 +97,7 @@ class Mnemolis:
         deps = SourceDeps(settings=self.settings, session=self.session, services=self.services)
         self.sources = build_sources(deps)
         # Sources that read each other (changes snapshots uptime/news/forecast) look here.
-        self.services["sources"] = self.sources
+        self.services.sources = self.sources
         self.health_checks.setdefault("store", self._store_health)
         self.health_checks.setdefault("sources", self._sources_health)
         for source in self.sources.values():
@@ -116,7 +113,7 @@ class Mnemolis:
         from .llm import LLMService
 
         llm = LLMService(self.settings, lambda: self.session, self.services)
-        self.services["llm"] = llm
+        self.services.llm = llm
         self.health_checks.setdefault("model", llm.health)
         self.on_stop(llm.stop)
         await llm.start()
@@ -125,8 +122,12 @@ class Mnemolis:
         """Open document databases and memories; publish them as services."""
         from .knowledge import KnowledgeStore
 
+        services = self.services
         store = await KnowledgeStore.open(
-            self.settings, watch=self.watch_files, services=self.services, follow_registry=True
+            self.settings,
+            watch=self.watch_files,
+            model=lambda: services.embedder,
+            follow_registry=True,
         )
         store.publish(self.services)
         self.on_stop(store.close)
@@ -203,8 +204,8 @@ class Mnemolis:
         sources = await self.list_sources()
         avg = self.stats.latency_ms_total / self.stats.total if self.stats.total else None
         documents = 0
-        counter = self.services.get("documents_indexed")
-        if callable(counter):
+        counter = self.services.documents_indexed
+        if counter is not None:
             documents = int(counter())
         return {
             "instance_id": self.instance_id,

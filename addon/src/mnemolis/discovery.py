@@ -166,7 +166,7 @@ def start_discovery(core: Mnemolis, environ: Mapping[str, str] | None = None) ->
         supervisor_url=env.get(SUPERVISOR_URL_ENV) or DEFAULT_SUPERVISOR_URL,
     )
     task = asyncio.create_task(discovery.run(), name="mnemolis-supervisor-discovery")
-    core.services["discovery"] = discovery
+    core.services.discovery = discovery
 
     async def stop() -> None:
         task.cancel()

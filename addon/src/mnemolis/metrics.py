@@ -93,9 +93,9 @@ class _LiveCollector(Collector):
         docs = GaugeMetricFamily(
             "mnemolis_documents_indexed", "Documents indexed across all document databases"
         )
-        docs.add_metric([], _number(core.services.get("documents_indexed")) or 0.0)
+        docs.add_metric([], _number(core.services.documents_indexed) or 0.0)
         yield docs
-        loaded_now, tps, generated = _llm_figures(core.services.get("llm"))
+        loaded_now, tps, generated = _llm_figures(core.services.llm)
         tokens = GaugeMetricFamily(
             "mnemolis_llm_tokens_per_second",
             "Generation speed of the local model's last completion (0 before the first)",
@@ -272,7 +272,7 @@ class Metrics:
 
     async def _refresh_knowledge(self) -> None:
         """Index sizes per database and the memory count, when the store is there."""
-        store = self.core.services.get("knowledge")
+        store = self.core.services.knowledge
         for gauge in (self.rag_files, self.rag_failed, self.rag_chunks):
             gauge.clear()  # removed databases disappear from the scrape
         if store is None:

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from ..settings import Settings
     from ..sources.base import SourceDeps
 
-SERVICE_KEY = "ha"
-
 
 @dataclass(slots=True, frozen=True)
 class Connection:
@@ -60,7 +58,7 @@ def ha_configured(settings: Settings, environ: Mapping[str, str] | None = None) 
 
 def shared_client(deps: SourceDeps) -> HAClient | None:
     """The one HAClient of this process (created on first use), or None if not configured."""
-    existing = deps.services.get(SERVICE_KEY)
+    existing = deps.services.ha
     if isinstance(existing, HAClient):
         return existing
     try:
@@ -70,7 +68,7 @@ def shared_client(deps: SourceDeps) -> HAClient | None:
     if conn is None:
         return None
     client = HAClient(deps.session, conn.ws_url, conn.token)
-    deps.services[SERVICE_KEY] = client
+    deps.services.ha = client
     return client
 
 
@@ -97,7 +95,6 @@ class ClientHold:
 
 
 __all__ = [
-    "SERVICE_KEY",
     "AreaMatch",
     "ClientHold",
     "Connection",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .embedder import Embedder, HashingEmbedder
 from .store import KnowledgeStore, rag_limit, rag_mode
+from .vectors import Embedder, HashingEmbedder
 
 __all__ = ["Embedder", "HashingEmbedder", "KnowledgeStore", "rag_limit", "rag_mode"]

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from .chunking import chunk_sections, embedding_text
-from .embedder import Vector, embed_blocking
 from .parsing import (
     MAX_FILE_BYTES,
     FileLimits,
@@ -29,6 +28,7 @@ from .parsing import (
     supported,
 )
 from .text import fts_query
+from .vectors import Vector, embed_blocking
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..errors import InvalidArgument, NotFound, Unavailable
 from .database import connect, corrupt, transaction
-from .embedder import Vector
 from .text import fts_query, rrf
+from .vectors import Vector
 
 _LOGGER = logging.getLogger(__name__)
 _P = ParamSpec("_P")

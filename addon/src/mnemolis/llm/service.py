@@ -16,18 +16,19 @@ import aiohttp
 
 from ..errors import MnemolisError, Unavailable
 from ..models import Evidence
+from ..readiness import ComponentHealth, ComponentState
 from ..settings import Settings
 from ..spoken import spoken_form
 from . import bundled, prompts
 from .catalog import GGUFError, ModelFile, models_dir, read_metadata, resolve, scan
-from .embedder import LocalEmbedder
+from .embedding_model import LocalEmbedder
 from .engine import LocalEngine
 from .remote import RemoteBackend
 from .types import ChatParams, ChatResult, Generation
 from .worker import ThreadedModel
 
 if TYPE_CHECKING:
-    from ..core import ComponentHealth, ComponentState
+    from ..services import Services
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -154,16 +155,16 @@ def loaded_chat_models() -> list[LocalEngine]:
 
 
 class LLMService:
-    """``core.services["llm"]``: the one way Mnemolis talks to a model."""
+    """``core.services.llm``: the one way Mnemolis talks to a model."""
 
     def __init__(
         self,
         settings: Settings,
         session: Callable[[], aiohttp.ClientSession | None],
-        services: dict[str, Any] | None = None,
+        services: Services | None = None,
     ) -> None:
         self.settings = settings
-        self._services = services if services is not None else {}
+        self._services = services
         self.folder = models_dir(settings)
         self.backend: LocalEngine | RemoteBackend | None = None
         self.embedder: LocalEmbedder | None = None
@@ -299,9 +300,9 @@ class LLMService:
         for part in parts:
             if part.state == "loading":
                 await part.wait_loaded()
-        if self.embedder is not None and self.embedder.ready:
-            # Published once usable, so the knowledge store never waits on a broken model.
-            self._services["embedder"] = self.embedder
+        # Published once usable, so the knowledge store never waits on a broken model.
+        if self.embedder is not None and self.embedder.ready and self._services is not None:
+            self._services.embedder = self.embedder
 
     async def wait_ready(self) -> None:
         """Wait until background loading has finished (either way)."""
@@ -317,8 +318,8 @@ class LLMService:
             if engine is not None:
                 await asyncio.to_thread(engine.close)
         if self.embedder is not None:
-            if self._services.get("embedder") is self.embedder:
-                del self._services["embedder"]
+            if self._services is not None and self._services.embedder is self.embedder:
+                self._services.embedder = None
             embedder = _release(_EMBEDDERS, self.embedder)
             if embedder is not None:
                 await asyncio.to_thread(embedder.close)
@@ -327,8 +328,6 @@ class LLMService:
 
     async def health(self) -> ComponentHealth:
         """Readiness of the model component: down when a configured model cannot run."""
-        from ..core import ComponentHealth
-
         parts: list[str] = []
         state: ComponentState = "ok"
         backend = self.backend

@@ -22,7 +22,7 @@ routes = RouteTable("context")
 async def context_pack(request: web.Request) -> web.Response:
     """``{"query", "budget_chars", "used_chars", "pieces": [...], "truncated"}``."""
     body = await read_body(request, ContextPackRequest)
-    store = store_of(request.app[keys.CORE].services)
+    store = store_of(request.app[keys.CORE].services.knowledge)
     return json_response(await store.context_pack(body.query, body.budget_chars))
 
 
@@ -36,5 +36,5 @@ async def context_pack(request: web.Request) -> web.Response:
 async def source_bundle(request: web.Request) -> web.Response:
     """``{"files": [{"path", "db", "chars", "truncated", "text"}]}``."""
     body = await read_body(request, SourceBundleRequest)
-    store = store_of(request.app[keys.CORE].services)
+    store = store_of(request.app[keys.CORE].services.knowledge)
     return json_response(await store.source_bundle(body.sources))

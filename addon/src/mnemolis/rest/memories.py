@@ -14,7 +14,7 @@ routes = RouteTable("memories")
 
 
 def _store(request: web.Request) -> KnowledgeStore:
-    return store_of(request.app[keys.CORE].services)
+    return store_of(request.app[keys.CORE].services.knowledge)
 
 
 def _int_param(request: web.Request, name: str, default: int, lo: int, hi: int) -> int:

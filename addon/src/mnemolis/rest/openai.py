@@ -21,7 +21,7 @@ import numpy as np
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..errors import InvalidArgument, MnemolisError
+from ..errors import InvalidArgument, MnemolisError, Unavailable
 from ..llm import ChatParams, LLMService
 from ..requestmodels import describe_validation_error
 from . import keys
@@ -212,7 +212,9 @@ def _parse[M: BaseModel](model: type[M], data: Any) -> M:
 
 
 def _service(request: web.Request) -> LLMService:
-    service: LLMService = request.app[keys.CORE].services["llm"]
+    service = request.app[keys.CORE].services.llm
+    if service is None:
+        raise Unavailable("the inference service is not running")
     return service
 
 

@@ -13,7 +13,7 @@ routes = RouteTable("rag")
 
 
 def _store(request: web.Request) -> KnowledgeStore:
-    return store_of(request.app[keys.CORE].services)
+    return store_of(request.app[keys.CORE].services.knowledge)
 
 
 @routes.route(

@@ -8,13 +8,16 @@ It is never a guess.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .condition_parser import ConditionPlan, condition_kind, parse_condition
 from .judge_common import Verdict, configured, maybe_await
 from .judge_ha import judge_ha
 from .judge_uptime import judge_monitor
 from .judge_weather import evaluate_forecast, judge_weather, resolve_when
+
+if TYPE_CHECKING:
+    from ..hass.client import HAClient
 
 __all__ = [
     "ConditionPlan",
@@ -34,12 +37,12 @@ __all__ = [
 async def evaluate(
     plan: ConditionPlan,
     sources: dict[str, Any],
-    services: dict[str, Any],
+    ha: HAClient | None,
     now: datetime,
 ) -> Verdict:
     """Judge a condition against the source its kind names; never guesses."""
     if plan.kind == "forecast":
-        return await evaluate_forecast(plan, sources.get("forecast"), services, now)
+        return await evaluate_forecast(plan, sources.get("forecast"), ha, now)
     if plan.kind == "uptime":
         uptime = sources.get("uptime")
         if configured(uptime) and callable(getattr(uptime, "monitors", None)):
@@ -47,7 +50,6 @@ async def evaluate(
             verdict, evidence = judge_monitor(list(monitors or []), plan.text)
             if verdict is not None or "no monitor matches" not in evidence:
                 return Verdict(verdict, evidence, "uptime")
-        ha = services.get("ha")
         if ha is not None:
             verdict, evidence = await judge_ha(
                 ha, plan.text.replace(" down", " off").replace(" up", " on")
@@ -59,7 +61,6 @@ async def evaluate(
                 None, "uptime is not configured, so monitor states are unknown", "uptime"
             )
         return Verdict(None, f"no monitor matches “{plan.text}”", "uptime")
-    ha = services.get("ha")
     ha_source = sources.get("ha")
     if ha is None or (ha_source is not None and not configured(ha_source)):
         return Verdict(None, "Home Assistant is not configured, so its states are unknown", "ha")

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .condition_parser import ConditionPlan
@@ -21,6 +21,9 @@ from .judge_common import (
 )
 from .text import normalize, tokens
 from .vocabulary import WEEKDAYS
+
+if TYPE_CHECKING:
+    from ..hass.client import HAClient
 
 # --- forecast ---------------------------------------------------------------------
 
@@ -253,12 +256,11 @@ def judge_weather(text: str, entries: list[dict[str, Any]]) -> tuple[bool | None
 
 
 async def evaluate_forecast(
-    plan: ConditionPlan, forecast: Any, services: dict[str, Any], now: datetime
+    plan: ConditionPlan, forecast: Any, ha: HAClient | None, now: datetime
 ) -> Verdict:
     """Judge a weather condition against the forecast for the day and hours asked about."""
     if not configured(forecast):
         return Verdict(None, "forecast is not configured, so the weather is unknown", "forecast")
-    ha = services.get("ha")
     ha_config = getattr(ha, "config", None) if ha is not None else None
     ha_tz = ha_config.get("time_zone") if isinstance(ha_config, dict) else None
     tz = resolve_tz(getattr(forecast, "timezone", None), ha_tz)

@@ -119,15 +119,14 @@ class Router:
     def _providers(self) -> dict[str, list[Callable[[], Iterable[str]]]]:
         services = self.core.services
         out: dict[str, list[Callable[[], Iterable[str]]]] = {}
-        ha = services.get("ha")
+        ha = services.ha
         if ha is not None and callable(getattr(ha, "vocabulary", None)):
             out["ha"] = [ha.vocabulary]
         news = self.core.sources.get("news")
         if news is not None and callable(getattr(news, "feed_titles", None)):
             out["news"] = [news.feed_titles]  # type: ignore[attr-defined]
-        for source, key in (("rag", "rag_names"), ("memory", "memory_tags")):
-            provider = services.get(key)
-            if callable(provider):
+        for source, provider in (("rag", services.rag_names), ("memory", services.memory_tags)):
+            if provider is not None:
                 out[source] = [provider]
         return out
 
@@ -227,7 +226,7 @@ class Router:
     def _default(self, query: str, sc: Scores, note: str, ranking: Ranking | None) -> PartPlan:
         """Nothing decided: the local model at run time when one is loaded, else the defaults."""
         chain = self._default_chain()
-        llm = self.core.services.get("llm")
+        llm = self.core.services.llm
         how = (
             "the local model classifies it at run time, else "
             if llm is not None and getattr(llm, "available", False)
@@ -344,7 +343,7 @@ class Router:
 
     def _embedder(self) -> Any:
         """The loaded sentence-embedding model, or None."""
-        embedder = self.core.services.get("embedder")
+        embedder = self.core.services.embedder
         return embedder if usable_embedder(embedder) else None
 
     def _deferring(
@@ -367,7 +366,7 @@ class Router:
         key: tuple[object, ...] | None = None
         if self.conversations.get(conversation_id) is None:
             self.vocab.combined()  # refresh names first: the key carries their generation
-            llm = self.core.services.get("llm")
+            llm = self.core.services.llm
             embedder = self._embedder()
             key = (
                 query,
@@ -565,7 +564,7 @@ class Router:
         timeout = self._timeout(deadline_at)
         try:
             async with asyncio.timeout(timeout):
-                verdict = await evaluate(cond, self.core.sources, self.core.services, ctx.now)
+                verdict = await evaluate(cond, self.core.sources, self.core.services.ha, ctx.now)
         except TimeoutError:
             ms = (time.perf_counter() - started) * 1000
             msg = f"{cond.source} did not answer within {timeout:g} s"
@@ -607,7 +606,7 @@ class Router:
     async def _classify(self, part: PartPlan, deadline_at: float) -> tuple[list[str], str]:
         """Unmatched questions: the local model picks sources, else the default order."""
         default = self._default_chain()
-        llm = self.core.services.get("llm")
+        llm = self.core.services.llm
         classify = getattr(llm, "classify", None) if llm is not None else None
         if not (getattr(llm, "available", False) and callable(classify)):
             return default, part.reason
@@ -742,7 +741,7 @@ class Router:
         self, question: str, evidence: list[Evidence], deadline_at: float
     ) -> str | None:
         """A written answer from the local model when one is loaded; None otherwise."""
-        llm = self.core.services.get("llm")
+        llm = self.core.services.llm
         compose = getattr(llm, "compose", None) if llm is not None else None
         if not (getattr(llm, "available", False) and callable(compose)):
             return None

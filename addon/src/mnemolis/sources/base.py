@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SourceError, SourceNotConfigured, SourceTimeout
 from ..models import SourceAnswer, SourceRun, SourceStatusName
+from ..services import Services
 
 if TYPE_CHECKING:
     import aiohttp
@@ -59,7 +60,7 @@ class SourceDeps:
 
     settings: Settings
     session: aiohttp.ClientSession
-    services: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=Services)
 
 
 class Source(ABC):

@@ -9,7 +9,6 @@ import logging
 import re
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -21,11 +20,11 @@ from ..hass.client import HACommandError
 from ..hass.describe import parse_time, state_word, when
 from ..hass.timeexpr import Window, past_window
 from ..models import Evidence, SourceAnswer
+from ..services import SnapshotProvider
 from .base import QueryContext, Source, SourceDeps, SourceHealth
 
 _LOGGER = logging.getLogger(__name__)
 
-SnapshotProvider = Callable[[], Awaitable[dict[str, Any]]]
 DEFAULT_HOURS = 24
 MAX_LINES = 20
 AWAY_LOOKBACK_DAYS = 3
@@ -212,22 +211,18 @@ class ChangesSource(Source):
     def providers(self) -> dict[str, SnapshotProvider]:
         """Structured-state readers of other sources, by source name.
 
-        Sources publish ``services["snapshots"][name] = async () -> dict``, or
+        Sources publish ``services.snapshots[name] = async () -> dict``, or
         expose ``snapshot()``; uptime's ``monitors()`` and news's
         ``headlines()`` are read directly.
         """
         found: dict[str, SnapshotProvider] = {}
-        sources = self.deps.services.get("sources")
-        if isinstance(sources, dict):
-            for name, source in sources.items():
-                if name in (self.name, "ha") or not getattr(source, "configured", False):
-                    continue
-                provider = _adapter(name, source)
-                if provider is not None:
-                    found[name] = provider
-        published = self.deps.services.get("snapshots")
-        if isinstance(published, dict):
-            found.update({k: v for k, v in published.items() if callable(v)})
+        for name, source in self.deps.services.sources.items():
+            if name in (self.name, "ha") or not getattr(source, "configured", False):
+                continue
+            provider = _adapter(name, source)
+            if provider is not None:
+                found[name] = provider
+        found.update(self.deps.services.snapshots)
         return found
 
     async def snapshot_now(self) -> dict[str, str]:

@@ -186,7 +186,7 @@ class ForecastSource(Source):
 
     async def start(self) -> None:
         """Connect to HA (shared client) unless Open-Meteo answers; offer snapshots."""
-        self.deps.services.setdefault("snapshots", {})[self.name] = self.snapshot
+        self.deps.services.snapshots[self.name] = self.snapshot
         fc = self.settings.forecast
         if not self.uses_open_meteo or fc.latitude is None or fc.longitude is None:
             await self._ha().start(wait=2.0)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
-from ..knowledge.embedder import current_embedder
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source
 from .rag import clip, knowledge_store
@@ -25,7 +24,7 @@ class MemorySource(Source):
         store = knowledge_store(self.deps.services)
         if store is None:
             return None
-        return (store.memories.generation, getattr(current_embedder(store.services), "name", ""))
+        return (store.memories.generation, store.embedder().name)
 
     @property
     def configured(self) -> bool:

@@ -28,6 +28,7 @@ from .base import QueryContext, Source, SourceHealth
 
 if TYPE_CHECKING:
     from ..knowledge.store import KnowledgeStore, Passage
+    from ..services import Services
 
 # Kept for the memory source and older callers: share of content words a text covers.
 MIN_COVERAGE = relevance.ANSWERS
@@ -81,12 +82,9 @@ def clip(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit].rstrip() + "…"
 
 
-def knowledge_store(services: dict[str, object]) -> KnowledgeStore | None:
+def knowledge_store(services: Services) -> KnowledgeStore | None:
     """The running store, if any."""
-    from ..knowledge.store import KnowledgeStore
-
-    store = services.get("knowledge")
-    return store if isinstance(store, KnowledgeStore) else None
+    return services.knowledge
 
 
 _LINE_UNIT = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s|[^\s:|][^:\n|]{0,40}:\s+\S|.* \| ")

@@ -137,7 +137,7 @@ def _dump(data: Any) -> str:
 )
 async def list_rag(core: Mnemolis, _args: ListRagArgs) -> ToolResult:
     """The same shape as ``GET /api/list``."""
-    data = store_of(core.services).list_kura()
+    data = store_of(core.services.knowledge).list_kura()
     return ToolResult(text=_dump(data), structured=data)
 
 
@@ -155,7 +155,9 @@ async def list_rag(core: Mnemolis, _args: ListRagArgs) -> ToolResult:
 )
 async def search_rag(core: Mnemolis, args: SearchRagArgs) -> ToolResult:
     """Kura ``search_rag`` with its argument rules."""
-    result = await store_of(core.services).search_rag(args.db, args.q, args.limit, args.mode)
+    result = await store_of(core.services.knowledge).search_rag(
+        args.db, args.q, args.limit, args.mode
+    )
     return ToolResult(text=_dump(result), structured=result)
 
 
@@ -176,7 +178,7 @@ async def search_rag(core: Mnemolis, args: SearchRagArgs) -> ToolResult:
 )
 async def remember(core: Mnemolis, args: MemoryCreate) -> ToolResult:
     """Write one memory; durable when the result arrives."""
-    memory = await store_of(core.services).remember(args.content, args.tags, args.status)
+    memory = await store_of(core.services.knowledge).remember(args.content, args.tags, args.status)
     data = memory.to_dict()
     return ToolResult(text=f"Remembered {memory.id} ({memory.status}).", structured=data)
 
@@ -196,7 +198,7 @@ async def remember(core: Mnemolis, args: MemoryCreate) -> ToolResult:
 )
 async def recall(core: Mnemolis, args: MemorySearch) -> ToolResult:
     """Text in the requested format; the envelope as structured content."""
-    _fmt, text, env = await store_of(core.services).recall_formatted(
+    _fmt, text, env = await store_of(core.services.knowledge).recall_formatted(
         args.query,
         tags=args.tags,
         status=args.status,
@@ -236,7 +238,7 @@ def _pack_text(pack: dict[str, Any]) -> str:
 )
 async def context_pack(core: Mnemolis, args: ContextPackRequest) -> ToolResult:
     """Bounded, cited evidence."""
-    pack = await store_of(core.services).context_pack(args.query, args.budget_chars)
+    pack = await store_of(core.services.knowledge).context_pack(args.query, args.budget_chars)
     return ToolResult(text=_pack_text(pack), structured=pack)
 
 
@@ -255,6 +257,6 @@ async def context_pack(core: Mnemolis, args: ContextPackRequest) -> ToolResult:
 )
 async def source_bundle(core: Mnemolis, args: SourceBundleRequest) -> ToolResult:
     """Whole cited files."""
-    bundle = await store_of(core.services).source_bundle(args.sources)
+    bundle = await store_of(core.services.knowledge).source_bundle(args.sources)
     parts = [f"===== {f['path']} =====\n{f['text']}" for f in bundle["files"]]
     return ToolResult(text="\n\n".join(parts), structured=bundle)

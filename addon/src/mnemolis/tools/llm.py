@@ -77,8 +77,7 @@ MODELS_OUTPUT = {
 
 
 def _service(core: Mnemolis) -> LLMService | None:
-    service = core.services.get("llm")
-    return service if isinstance(service, LLMService) else None
+    return core.services.llm
 
 
 def model_configured(core: Mnemolis) -> bool:

@@ -125,9 +125,8 @@ async def embed_async(embedder: Any, texts: list[str]) -> list[Vector]:
 FALLBACK = HashingEmbedder()
 
 
-def current_embedder(services: dict[str, Any] | None) -> Any:
+def current_embedder(model: Embedder | None) -> Embedder:
     """The published model embedder when there is one, else the hashing fallback."""
-    found = (services or {}).get("embedder")
-    if found is not None and getattr(found, "name", None) and getattr(found, "dim", 0):
-        return found
+    if model is not None and getattr(model, "name", None) and getattr(model, "dim", 0):
+        return model
     return FALLBACK
