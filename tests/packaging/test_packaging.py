@@ -133,6 +133,19 @@ def test_repository_yaml_and_hacs() -> None:
     assert hacs["homeassistant"] == "2025.4.0"
 
 
+def test_the_repository_carries_what_hacs_validation_checks() -> None:
+    """HACS refuses a repository without a LICENSE at its root (issue 17 item 18)."""
+    license_text = (REPO / "LICENSE").read_text()
+    declared = tomllib.loads((ADDON / "pyproject.toml").read_text())["project"]["license"]
+    assert declared == "Apache-2.0"
+    assert "Apache License" in license_text and "Version 2.0" in license_text
+    assert "TERMS AND CONDITIONS" in license_text  # the full text, not a stub
+    assert (REPO / "README.md").stat().st_size > 0
+    folder = REPO / "custom_components"
+    integrations = [p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("__")]
+    assert integrations == ["mnemolis"], integrations  # HACS: one integration per repository
+
+
 def test_manifest_keys() -> None:
     manifest = json.loads((REPO / "custom_components/mnemolis/manifest.json").read_text())
     required = {
