@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 MIN_COVERAGE = relevance.ANSWERS
 # The bundled docs answer a question not about Mnemolis only when they plainly do.
 BUNDLED_FALLBACK = 0.85
-QUOTE_CHARS = 320  # a passage up to this long is quoted whole; longer: its best sentences
+QUOTE_CHARS = 320  # a passage of one sentence or line is quoted up to this long
 QUOTE_MAX = 480  # the sentences quoted from a long passage stop before this length
+QUOTE_MIN = 60  # a quote this short that ends no sentence goes on to the next one
 CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
@@ -54,6 +55,7 @@ MNEMOLIS_WORDS = frozenset(
     }
 )  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
+_ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 
 
 _MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
@@ -127,12 +129,27 @@ def _units(text: str) -> list[str]:
     return out
 
 
-def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
-    """The part of a passage that answers: all of a short one, else its best sentences.
+_BULLET_MARK = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+# A sentence opening with one of these leans on the one before ("If it still will not
+# open, …" after "The door stays locked for two minutes."): quoted with it.
+_BACK = "it its this that these those they them their then there he she his her such"
+_BACK_REFERENCE = frozenset(_BACK.split())
 
-    A short passage is quoted from its start, unless the sentence or line that
-    answers comes third or later: then from that one, so the first sentences —
-    what a voice reads — say the answer.
+
+def _leans_back(unit: str) -> bool:
+    """Whether a sentence's first words refer to the sentence before it."""
+    first = [w.lower() for w in re.findall(r"[A-Za-z']+", unit)[:3]]
+    return any(w in _BACK_REFERENCE for w in first)
+
+
+def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
+    """The part of a passage that answers: the sentence or line that does, and what follows
+    it while it still does; never the neighbouring facts before it.
+
+    "Where does the fabric softener go?" is answered by the softener's sentence, not
+    the detergent's before it; a sentence that leans on the one before ("If it
+    still will not open, …") is quoted with it. Numbered steps are one procedure,
+    quoted whole; a short record line is read with its heading ("Wifi — Password: …").
     """
     text = content.strip()
     if "```" in text:  # code is quoted as it is written, cut between lines
@@ -140,28 +157,91 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             return text
         cut = text.rfind("\n", 0, QUOTE_MAX)
         return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
-    units = _units(text)
-    scores = [relevance.word_coverage(question, weights, u) for u in units]
-    best = max(range(len(units)), key=lambda i: (scores[i], -i)) if units else 0
-    if len(text) <= QUOTE_CHARS and best < 2:
-        last = heading.rsplit(" > ", 1)[-1].strip()
-        if len(text) <= SHORT_RECORD and last and "\n" not in text and last not in text:
-            return f"{last} — {text}"
+    if _STEPS.search(text) and len(text) <= QUOTE_MAX:
         return text
+    units = _units(text)
     if len(units) <= 1:
+        last = heading.rsplit(" > ", 1)[-1].strip()
+        if (
+            len(text) <= SHORT_RECORD
+            and last
+            and "\n" not in text
+            and not _ENDS_SENTENCE.search(text)  # a sentence says what it is about itself
+            and last.lower() not in text.lower()
+        ):
+            return f"{last} — {_BULLET_MARK.sub('', text, count=1)}"
         return clip(text, QUOTE_CHARS)
-    picked = [units[best]]
-    length = len(units[best])
+    scores = [relevance.word_coverage(question, weights, u) for u in units]
+    best = max(range(len(units)), key=lambda i: (scores[i], -i))
+    start = best - 1 if best > 0 and _leans_back(units[best]) else best
+    picked = units[start : best + 1]
+    length = sum(len(u) + 1 for u in picked)
+    # Notes written one statement per line hold one fact per line: the next line is
+    # another fact ("Garden waste …" after "Recycling …"), read only when the quote
+    # does not yet say what was asked and that line does.
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    one_per_line = len(lines) > 1 and all(_ENDS_SENTENCE.search(line) for line in lines)
     for i in range(best + 1, len(units)):
-        # Whole sentences only: continue while it still answers, or while the quote
-        # alone is too short to.
+        # Whole sentences only: continue while it still answers (shares the question's
+        # words, or gives what it asks for: a date for "when …?" when the quote has
+        # none yet), leans on what came before, or while the quote is a fragment.
         if length + 1 + len(units[i]) > QUOTE_MAX:
             break
-        if scores[i] <= 0 and length >= 120:
+        fragment = length < QUOTE_MIN and not _ENDS_SENTENCE.search(picked[-1])
+        gives = relevance.gives_what_is_asked(question, units[i]) and not (
+            relevance.gives_what_is_asked(question, " ".join(picked))
+        )
+        answers = gives or (scores[i] > 0 and not one_per_line)
+        if not answers and not fragment and not _leans_back(units[i]):
             break
         picked.append(units[i])
         length += 1 + len(units[i])
     return clip(" ".join(picked), QUOTE_MAX)
+
+
+_RECORD_LINE = re.compile(r"(?:[-*+\u2022]\s+)?([^\s:|][^:\n|]{0,40}):\s+(\S[^\n|]*)")
+
+
+def _record(content: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(label words, value words) of a one-line ``Label: value`` record, else None."""
+    line = _RECORD_LINE.fullmatch(content.strip())
+    if line is None:
+        return None
+    label = frozenset(relevance.stem(w) for w in relevance.content_words(line.group(1)))
+    return label, relevance.words_of(line.group(2))
+
+
+def _known_records(question: str, passages: list[Passage]) -> tuple[dict[int, list[str]], set[int]]:
+    """Record lines the question already knows, handed to the sibling it asks for.
+
+    In "what is the password for the Meadowlark network?" the question states the
+    value of "Network: Meadowlark" (so that line tells nothing new) and names the
+    label of "Password: …" beside it: the password line answers, with the network
+    line as its context. Returns ({index of an asked line: texts of its known
+    siblings}, indexes of the known lines that step aside); a known line with no
+    asked sibling stays ("what is Meadowlark?" is answered by the network line).
+    """
+    asked = relevance.words_of(question)
+    wanted = {relevance.stem(w) for w in relevance.content_words(question)}
+    groups: dict[tuple[str, str, str], list[tuple[int, bool, bool]]] = {}
+    for i, p in enumerate(passages):
+        rec = _record(p.hit.content)
+        if rec is None:
+            continue
+        label, value = rec
+        known = bool(value) and value <= asked
+        named = not label.isdisjoint(wanted)
+        groups.setdefault((p.db, p.hit.path, p.hit.heading), []).append((i, known, named))
+    context: dict[int, list[str]] = {}
+    aside: set[int] = set()
+    for lines in groups.values():
+        known = [i for i, k, _ in lines if k]
+        targets = [i for i, k, named in lines if named and not k]
+        if known and targets:
+            for i in targets:
+                context[i] = [passages[j].hit.content for j in known]
+            aside.update(known)
+    return context, aside
 
 
 class RagSource(Source):
@@ -207,14 +287,19 @@ class RagSource(Source):
         model = store.model_embedder()
         how = _HOW.match(question) is not None
         files = {Path(p.hit.path).name for p in passages}
+        context, aside = _known_records(question, passages)
         scored = []
         for rank, p in enumerate(passages):
             pointer = _POINTER.match(p.hit.content)
             if pointer and Path(pointer.group(1).split("#")[0]).name in files:
                 continue  # a link to a page whose own passages are here: quote those
+            if rank in aside:
+                continue  # a record line the question already knows: its sibling answers
             section, title = _split_title(p.hit.heading, p.hit.path)
+            said, quoted = relevance.mentions(p.hit.content)
+            texts = [said, section, *context.get(rank, [])]
             found = relevance.match(
-                question, weights, [p.hit.content, section], p.similarity, model=model, weak=[title]
+                question, weights, texts, p.similarity, model=model, weak=[title, quoted]
             )
             if found.answers and (floor is None or found.value >= floor):
                 # Ties: the passage whose heading says what was asked is about it.
