@@ -37,6 +37,9 @@ Garden waste (green bin) is collected on the first Monday of the month.
 Electricity
 The fuse box is in the garage, left of the door.
 The electricity meter is in the cupboard under the stairs.
+
+Neighbours
+Ruth at number 12 has a spare set of car keys and feeds the cat when we are away.
 """
 
 WARRANTY = """Cover
@@ -174,3 +177,22 @@ def test_quoted_words_are_mentioned_not_said() -> None:
     plain, quoted = relevance.mentions(text)
     assert "router" not in plain and "router" in quoted and "rag" in plain
     assert relevance.word_coverage("how do I reset the router?", None, plain) == 0.0
+
+
+async def test_a_memory_steps_aside_for_a_document_that_answers_better(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """A question about "our" things goes to the memories; the notes answer it better."""
+    client = await household(make_client, tmp_path)
+    resp = await client.post(
+        "/api/memories",
+        json={"content": "A spare set of house keys is in the blue flowerpot by the back door."},
+    )
+    assert resp.status == 201
+    # "where are our …" is a fact about the user: the memories are asked first.
+    body = await ask(client, "where are our spare car keys?")
+    assert body["source_used"] == "rag", body
+    assert "Ruth" in body["spoken"] and "flowerpot" not in said(body), body
+    # What only the memory says is still the memory's.
+    body = await ask(client, "where are our spare house keys?")
+    assert body["source_used"] == "memory" and "blue flowerpot" in body["spoken"], body

@@ -244,6 +244,55 @@ def _known_records(question: str, passages: list[Passage]) -> tuple[dict[int, li
     return context, aside
 
 
+async def relevant_passages(
+    store: KnowledgeStore,
+    question: str,
+    names: list[str],
+    weights: dict[str, float],
+    floor: float | None = None,
+    failed: list[str] | None = None,
+) -> list[tuple[relevance.Match, Passage]]:
+    """Passages of these databases that answer (value >= ``floor`` if given), best first.
+
+    The memory source asks it too: a memory steps aside for a document that answers better.
+    """
+    if not names:
+        return []
+    passages = await store.search_all(
+        question, limit=CANDIDATES, mode="hybrid", databases=names, failed=failed
+    )
+    model = store.model_embedder()
+    how = _HOW.match(question) is not None
+    files = {Path(p.hit.path).name for p in passages}
+    context, aside = _known_records(question, passages)
+    scored = []
+    for rank, p in enumerate(passages):
+        pointer = _POINTER.match(p.hit.content)
+        if pointer and Path(pointer.group(1).split("#")[0]).name in files:
+            continue  # a link to a page whose own passages are here: quote those
+        if rank in aside:
+            continue  # a record line the question already knows: its sibling answers
+        section, title = _split_title(p.hit.heading, p.hit.path)
+        said, quoted = relevance.mentions(p.hit.content)
+        texts = [said, section, *context.get(rank, [])]
+        found = relevance.match(
+            question, weights, texts, p.similarity, model=model, weak=[title, quoted]
+        )
+        if found.answers and (floor is None or found.value >= floor):
+            # Ties: the passage whose heading says what was asked is about it.
+            about = relevance.word_coverage(question, weights, p.hit.heading)
+            weight = 1.0
+            if p.hit.content.startswith("```"):
+                weight = CODE_WEIGHT
+            elif pointer:
+                weight = POINTER_WEIGHT
+            elif how and _STEPS.search(p.hit.content):
+                weight = STEPS_WEIGHT
+            scored.append((found, weight * found.value, about, rank, p))
+    scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
+    return [(m, p) for m, _, _, _, p in scored]
+
+
 class RagSource(Source):
     """The household's document databases; the passage that answers, cited."""
 
@@ -269,52 +318,6 @@ class RagSource(Source):
             health.detail = {"databases": store.names(), "failed": sorted(store.failed)}
         return health
 
-    async def _relevant(
-        self,
-        store: KnowledgeStore,
-        question: str,
-        names: list[str],
-        weights: dict[str, float],
-        floor: float | None = None,
-        failed: list[str] | None = None,
-    ) -> list[tuple[relevance.Match, Passage]]:
-        """Passages of these databases that answer (value >= ``floor`` if given), best first."""
-        if not names:
-            return []
-        passages = await store.search_all(
-            question, limit=CANDIDATES, mode="hybrid", databases=names, failed=failed
-        )
-        model = store.model_embedder()
-        how = _HOW.match(question) is not None
-        files = {Path(p.hit.path).name for p in passages}
-        context, aside = _known_records(question, passages)
-        scored = []
-        for rank, p in enumerate(passages):
-            pointer = _POINTER.match(p.hit.content)
-            if pointer and Path(pointer.group(1).split("#")[0]).name in files:
-                continue  # a link to a page whose own passages are here: quote those
-            if rank in aside:
-                continue  # a record line the question already knows: its sibling answers
-            section, title = _split_title(p.hit.heading, p.hit.path)
-            said, quoted = relevance.mentions(p.hit.content)
-            texts = [said, section, *context.get(rank, [])]
-            found = relevance.match(
-                question, weights, texts, p.similarity, model=model, weak=[title, quoted]
-            )
-            if found.answers and (floor is None or found.value >= floor):
-                # Ties: the passage whose heading says what was asked is about it.
-                about = relevance.word_coverage(question, weights, p.hit.heading)
-                weight = 1.0
-                if p.hit.content.startswith("```"):
-                    weight = CODE_WEIGHT
-                elif pointer:
-                    weight = POINTER_WEIGHT
-                elif how and _STEPS.search(p.hit.content):
-                    weight = STEPS_WEIGHT
-                scored.append((found, weight * found.value, about, rank, p))
-        scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
-        return [(m, p) for m, _, _, _, p in scored]
-
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
         store = knowledge_store(self.deps.services)
         if store is None or not store.databases:
@@ -326,7 +329,7 @@ class RagSource(Source):
         # Words weigh by their rarity where they are looked for ("mnemolis" is common in
         # Mnemolis's docs, unheard of in a boiler manual).
         weights = await store.term_weights(question, names)
-        found = await self._relevant(store, question, names, weights, failed=failed)
+        found = await relevant_passages(store, question, names, weights, failed=failed)
         try:
             memories = await store.memory_matches(question, weights, limit=3)
         except Unavailable:  # a broken memory store: the documents still answer
@@ -338,7 +341,9 @@ class RagSource(Source):
         if not found and bundled and not about and memory is None:
             # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
             weights = await store.term_weights(question, [BUNDLED_NAME])
-            found = await self._relevant(store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK)
+            found = await relevant_passages(
+                store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK
+            )
         if not found:
             return SourceAnswer(source=self.name, answer="")
         match, best = found[0]
