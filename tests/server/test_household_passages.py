@@ -169,6 +169,10 @@ async def test_words_that_only_say_how_a_question_is_put_decide_nothing(
     assert "14 March 2028" in body["spoken"], body
     question = "is the dishwasher still under warranty?"
     assert relevance.word_coverage(question, None, "the warranty of the dishwasher") == 1.0
+    # What the question calls the thing it asks for is not written beside the answer.
+    assert relevance.word_coverage("what's the network name?", None, "Network: Meadowlark") == 1.0
+    body = await ask(client, "what's the network name?")
+    assert "Meadowlark" in body["spoken"] and "tulip" not in said(body), body
 
 
 def test_quoted_words_are_mentioned_not_said() -> None:

@@ -43,6 +43,8 @@ from mnemolis.spoken import spoken_form
             'Add Mnemolis to `claude_desktop_config.json`:\n\n```json\n{"mcpServers": [1]}\n```',
             "Add Mnemolis to claude_desktop_config.json.",
         ),
+        # A literal list is read as its items.
+        ("Tag it `[car, parking]`.", "Tag it car, parking."),
         # A command alone is still said (there is nothing else to say).
         ("```\nmnemolis rag reindex manuals\n```", "mnemolis rag reindex manuals."),
         ("", ""),

@@ -79,7 +79,8 @@ def plain_text(text: str) -> str:
     text = _CITE.sub("", text)
     text = _MD_MARK.sub("", text)
     text = _CELL_BREAK.sub("; ", text)  # "Code: F28 | Meaning: …": cells read as clauses
-    text = re.sub(r"[*#|~`]+|(?<!\w)_+|_+(?!\w)", " ", text)
+    # Markup left over (a literal "[car, parking]" list too) is not said.
+    text = re.sub(r"[*#|~`\[\]]+|(?<!\w)_+|_+(?!\w)", " ", text)
     text = re.sub(r"\s*\n\s*", ". ", text.strip())
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     text = re.sub(r"([.!?:])\.+", r"\1", text)
