@@ -229,9 +229,9 @@ def _known_records(question: str, passages: list[Passage]) -> tuple[dict[int, li
         if rec is None:
             continue
         label, value = rec
-        known = bool(value) and value <= asked
+        stated = bool(value) and value <= asked
         named = not label.isdisjoint(wanted)
-        groups.setdefault((p.db, p.hit.path, p.hit.heading), []).append((i, known, named))
+        groups.setdefault((p.db, p.hit.path, p.hit.heading), []).append((i, stated, named))
     context: dict[int, list[str]] = {}
     aside: set[int] = set()
     for lines in groups.values():
