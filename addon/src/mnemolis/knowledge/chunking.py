@@ -30,7 +30,7 @@ _FENCE = re.compile(r"\s*(?:```|~~~)")
 _TABLE_ROW = re.compile(r"\|(.*\|.*)\|")
 _TABLE_RULE = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
+ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 
 
 @dataclass(slots=True)
@@ -125,7 +125,7 @@ def _prose(lines: list[str]) -> Iterator[_Block]:
         after = lines[i + 1] if i + 1 < len(lines) else ""
         starts = (
             i == 0
-            or _ENDS_SENTENCE.search(lines[i - 1]) is not None
+            or ENDS_SENTENCE.search(lines[i - 1]) is not None
             or title_line(lines[i - 1], line)
         )
         if after and starts and title_line(line, after):
@@ -163,7 +163,7 @@ def _blocks(text: str) -> Iterator[_Block]:
                 yield from _prose(lead)
             continue
         title = " ".join(lead)
-        if lead and (len(title) > LEAD_CHARS or _ENDS_SENTENCE.search(title)):
+        if lead and (len(title) > LEAD_CHARS or ENDS_SENTENCE.search(title)):
             yield from _prose(lead)  # a sentence before the list, not a heading over it
             title = ""
         title = title.rstrip(":").strip()
@@ -282,7 +282,7 @@ def chunk_sections(
                 block.kind == "prose"
                 and not block.lead
                 and (
-                    (len(text) <= LEAD_CHARS and not _ENDS_SENTENCE.search(text))
+                    (len(text) <= LEAD_CHARS and not ENDS_SENTENCE.search(text))
                     or (len(text) <= INTRO_CHARS and text.endswith(":"))
                 )
             ):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
-from ..knowledge.chunking import file_title
+from ..knowledge.chunking import ENDS_SENTENCE, file_title
 from ..knowledge.registry import BUNDLED_NAME
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceHealth
@@ -55,7 +55,6 @@ MNEMOLIS_WORDS = frozenset(
     }
 )  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
-_ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 
 
 _MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
@@ -166,7 +165,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             len(text) <= SHORT_RECORD
             and last
             and "\n" not in text
-            and not _ENDS_SENTENCE.search(text)  # a sentence says what it is about itself
+            and not ENDS_SENTENCE.search(text)  # a sentence says what it is about itself
             and last.lower() not in text.lower()
         ):
             return f"{last} — {_BULLET_MARK.sub('', text, count=1)}"
@@ -180,14 +179,14 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     # another fact ("Garden waste …" after "Recycling …"), read only when the quote
     # does not yet say what was asked and that line does.
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    one_per_line = len(lines) > 1 and all(_ENDS_SENTENCE.search(line) for line in lines)
+    one_per_line = len(lines) > 1 and all(ENDS_SENTENCE.search(line) for line in lines)
     for i in range(best + 1, len(units)):
         # Whole sentences only: continue while it still answers (shares the question's
         # words, or gives what it asks for: a date for "when …?" when the quote has
         # none yet), leans on what came before, or while the quote is a fragment.
         if length + 1 + len(units[i]) > QUOTE_MAX:
             break
-        fragment = length < QUOTE_MIN and not _ENDS_SENTENCE.search(picked[-1])
+        fragment = length < QUOTE_MIN and not ENDS_SENTENCE.search(picked[-1])
         gives = relevance.gives_what_is_asked(question, units[i]) and not (
             relevance.gives_what_is_asked(question, " ".join(picked))
         )
