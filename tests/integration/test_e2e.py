@@ -329,7 +329,7 @@ async def test_addon_discovery_sets_up_the_integration(
         # The keyed server accepted the discovered key for a real question, answered from
         # its bundled documentation.
         speech = await _ask(hass, "How do I connect Claude Desktop?")
-        assert "claude_desktop_config.json" in speech, speech
+        assert "claude_desktop_config.json" in speech and "{" not in speech, speech
         await entry.runtime_data.coordinator.async_refresh()
         await hass.async_block_till_done()
         assert hass.states.get("sensor.mnemolis_last_source_used").state == "rag"

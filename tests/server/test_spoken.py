@@ -33,6 +33,20 @@ from mnemolis.spoken import spoken_form
             "Weather is rainy, -2 °C (since today at 12:05) [1, ha]\nToday: snow [2, forecast]",
             "Weather is rainy, -2 °C. Today: snow.",
         ),
+        # A table row read alone: its cells are clauses, not a run-on.
+        (
+            "Code: F28 | Meaning: Ignition failure | What to do: Check the gas supply.",
+            "Code: F28; Meaning: Ignition failure; What to do: Check the gas supply.",
+        ),
+        # Code is for reading: the words that lead into it are said, the JSON is not.
+        (
+            'Add Mnemolis to `claude_desktop_config.json`:\n\n```json\n{"mcpServers": [1]}\n```',
+            "Add Mnemolis to claude_desktop_config.json.",
+        ),
+        # A literal list is read as its items.
+        ("Tag it `[car, parking]`.", "Tag it car, parking."),
+        # A command alone is still said (there is nothing else to say).
+        ("```\nmnemolis rag reindex manuals\n```", "mnemolis rag reindex manuals."),
         ("", ""),
     ],
 )

@@ -132,6 +132,7 @@ class RoutingSettings(_Section):
             "kiwix": ["web"],
             "news": ["web"],
             "rag": ["kiwix", "web"],
+            "memory": ["rag"],  # what no memory answers, the household's documents may
         }
     )
     source_timeout: float = Field(default=8.0, gt=0, le=300)

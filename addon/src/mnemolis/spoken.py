@@ -32,6 +32,7 @@ _TIME_ASIDE = re.compile(
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
+_CELL_BREAK = re.compile(r"(?<=\S)\s+\|\s+(?=\S)")
 _CITED_END = re.compile(r"\[\d{1,3}(?:,[^\]]*)?\]\s*$")
 _BLOCK_START = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6}|>)\s+")
 
@@ -58,15 +59,28 @@ def _join_lines(text: str) -> str:
     return "\n".join(segments)
 
 
+_FENCED = re.compile(r"^\s*(```|~~~)[^\n]*\n.*?(?:^\s*\1[^\n]*$|\Z)", re.M | re.S)
+
+
 def plain_text(text: str) -> str:
-    """Markdown, URLs and citation markers removed; paragraphs and items become sentences."""
+    """Markdown, URLs and citation markers removed; paragraphs and items become sentences.
+
+    Fenced code (a config file, a command) is not read aloud when words come with it:
+    "add Mnemolis to claude_desktop_config.json:" is said, its JSON is for reading.
+    """
+    without_code = _FENCED.sub("\n", text)
+    if without_code.strip(" \n:"):
+        # "add it to claude_desktop_config.json:" led into the code: now it ends a sentence.
+        text = re.sub(r":[ \t]*(?=\n|$)", ".", without_code.rstrip())
     text = _join_lines(text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _SEE_URL.sub("", text)
     text = _URL.sub("", text)
     text = _CITE.sub("", text)
     text = _MD_MARK.sub("", text)
-    text = re.sub(r"[*#|~`]+|(?<!\w)_+|_+(?!\w)", " ", text)
+    text = _CELL_BREAK.sub("; ", text)  # "Code: F28 | Meaning: …": cells read as clauses
+    # Markup left over (a literal "[car, parking]" list too) is not said.
+    text = re.sub(r"[*#|~`\[\]]+|(?<!\w)_+|_+(?!\w)", " ", text)
     text = re.sub(r"\s*\n\s*", ". ", text.strip())
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     text = re.sub(r"([.!?:])\.+", r"\1", text)

@@ -28,9 +28,9 @@ _RECORD = re.compile(r"[^\s:|][^:\n|]{0,40}:\s+\S")
 _STEP = re.compile(r"\s*\d{1,3}[.)]\s+\S")
 _FENCE = re.compile(r"\s*(?:```|~~~)")
 _TABLE_ROW = re.compile(r"\|(.*\|.*)\|")
-_TABLE_RULE = re.compile(r"[\s|:\-]*")
+_TABLE_RULE = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
+ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 
 
 @dataclass(slots=True)
@@ -50,10 +50,41 @@ class _Block:
     lead: str = ""
 
 
+def _cells(row: str) -> list[str]:
+    """The cells of an "a | b | c" row ("| b" has an empty first cell, "a |" a last)."""
+    row = row.strip()
+    first = row.startswith("|")
+    last = row.endswith("|") and len(row) > 1
+    inner = row[1 if first else 0 : len(row) - 1 if last else len(row)].strip()
+    cells = [c.strip() for c in inner.split(" | ")] if inner else []
+    return [""] * first + cells + [""] * last
+
+
+def _labelled(header: list[str], row: str) -> str:
+    """A table row with each cell under its column's name: "Code: F28 | Meaning: …".
+
+    A row read alone (a chunk, an answer) then still says what each value is.
+    """
+    cells = _cells(row)
+    if len(cells) != len(header):
+        return row
+    parts = []
+    for name, cell in zip(header, cells, strict=True):
+        name = name.rstrip(":").strip()
+        if cell:
+            parts.append(f"{name}: {cell}" if name and name != cell else cell)
+    return " | ".join(parts) or row
+
+
 def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
-    """(lines, is_code) of each blank-line separated paragraph; fenced code kept whole."""
+    """(lines, is_code) of each blank-line separated paragraph; fenced code kept whole.
+
+    Table rows under a header row (the row above a ``---|---`` rule) are labelled
+    with its column names; the header row itself is no passage.
+    """
     lines: list[str] = []
     code = False
+    header: list[str] = []
     for raw in text.split("\n"):
         line = raw.rstrip()
         if _FENCE.match(line):
@@ -61,6 +92,7 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
                 yield lines, code
                 lines = []
             code = not code
+            header = []
             continue
         if code:
             lines.append(line)
@@ -69,12 +101,17 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
             if lines:
                 yield lines, False
                 lines = []
+            header = []
+            continue
+        if _TABLE_RULE.fullmatch(line.strip()):
+            if lines and " | " in lines[-1]:
+                header = _cells(lines.pop())
             continue
         row = _TABLE_ROW.fullmatch(line.strip())
-        if row:  # a Markdown table row reads as an HTML one: "a | b"; its rule says nothing
-            if _TABLE_RULE.fullmatch(row.group(1)):
-                continue
+        if row:  # a Markdown table row reads as an HTML one: "a | b"
             line = " | ".join(cell.strip() for cell in row.group(1).split("|"))
+        if header and (" | " in line or line.strip().startswith("|")):
+            line = _labelled(header, line)
         lines.append(line.strip())
     if lines:
         yield lines, code
@@ -88,7 +125,7 @@ def _prose(lines: list[str]) -> Iterator[_Block]:
         after = lines[i + 1] if i + 1 < len(lines) else ""
         starts = (
             i == 0
-            or _ENDS_SENTENCE.search(lines[i - 1]) is not None
+            or ENDS_SENTENCE.search(lines[i - 1]) is not None
             or title_line(lines[i - 1], line)
         )
         if after and starts and title_line(line, after):
@@ -126,7 +163,7 @@ def _blocks(text: str) -> Iterator[_Block]:
                 yield from _prose(lead)
             continue
         title = " ".join(lead)
-        if lead and (len(title) > LEAD_CHARS or _ENDS_SENTENCE.search(title)):
+        if lead and (len(title) > LEAD_CHARS or ENDS_SENTENCE.search(title)):
             yield from _prose(lead)  # a sentence before the list, not a heading over it
             title = ""
         title = title.rstrip(":").strip()
@@ -245,7 +282,7 @@ def chunk_sections(
                 block.kind == "prose"
                 and not block.lead
                 and (
-                    (len(text) <= LEAD_CHARS and not _ENDS_SENTENCE.search(text))
+                    (len(text) <= LEAD_CHARS and not ENDS_SENTENCE.search(text))
                     or (len(text) <= INTRO_CHARS and text.endswith(":"))
                 )
             ):

@@ -73,8 +73,9 @@ CREATE TABLE IF NOT EXISTS file_cuts (
 RANK = "bm25(1.0, 2.0)"  # a word in the heading path weighs twice as much as in the text
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
 # Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
-# rebuilt from the files (2: structural chunks, file names in headings, porter stems).
-INDEX_FORMAT = "2"
+# rebuilt from the files (2: structural chunks, file names in headings, porter stems;
+# 3: table rows labelled by their header, one passage per statement line).
+INDEX_FORMAT = "3"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 

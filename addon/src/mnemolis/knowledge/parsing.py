@@ -146,6 +146,8 @@ class _HTMLText(HTMLParser):
         self._main: tuple[str, int] | None = None  # (tag, nesting) of the main region
         self._lists: list[list[int]] = []  # per open list: [items so far] (-1: bulleted)
         self._links = 0  # open <a href> elements: their text is marked
+        self._cells = 0  # open <td>/<th>: blocks inside a cell stay on the row's line
+        self._row: list[str] = []  # the current row's cell tags ("th" rows are a header)
 
     def _emit(self, text: str) -> None:
         self.parts.append(text)
@@ -175,6 +177,15 @@ class _HTMLText(HTMLParser):
         elif tag == "pre":
             self.pre += 1
             self._emit("\n\n```\n")
+        elif tag in ("td", "th"):
+            self._cells += 1
+            self._emit(" | " if self._row else " ")  # an empty first cell leaves "| b"
+            self._row.append(tag)
+        elif tag == "tr":
+            self._row = []
+            self._emit("\n")
+        elif self._cells and tag in self._BLOCK:
+            self._emit(" ")  # "<td><p>%a</p></td>": the cell stays one cell of its row
         elif tag in ("ol", "ul"):
             self._lists.append([0 if tag == "ol" else -1])
             self._emit("\n\n")
@@ -185,8 +196,6 @@ class _HTMLText(HTMLParser):
                 self._emit(f"\n{counter[0]}. ")
             else:
                 self._emit("\n- ")
-        elif tag in ("td", "th"):
-            self._emit(" | ")
         elif tag == "a" and any(k == "href" for k, _ in attrs):
             self._links += 1
         elif tag in self._BLOCK:
@@ -208,6 +217,15 @@ class _HTMLText(HTMLParser):
         elif tag == "pre":
             self.pre = max(0, self.pre - 1)
             self._emit("\n```\n\n")
+        elif tag in ("td", "th"):
+            self._cells = max(0, self._cells - 1)
+        elif tag == "tr":
+            if len(self._row) >= 2 and all(cell == "th" for cell in self._row):
+                # A header row: a Markdown rule under it, so the chunker labels the rows.
+                self._emit("\n" + " | ".join(["---"] * len(self._row)))
+            self._row = []
+        elif self._cells and tag in self._BLOCK:
+            self._emit(" ")
         elif tag in ("ol", "ul"):
             if self._lists:
                 self._lists.pop()
@@ -240,7 +258,6 @@ _LINK_ONLY = re.compile(
     re.M,
 )
 _ITEM_ALONE = re.compile(r"^(- |\d+\. ) *\n+(?=\S)", re.M)  # "<li><p>text": one line
-_CELL_START = re.compile(r"^ ?\| ", re.M)
 
 
 def html_to_markdown(text: str) -> str:
@@ -255,7 +272,6 @@ def html_to_markdown(text: str) -> str:
     body = _LINK_ONLY.sub("", body).replace(_LINK_OPEN, "").replace(_LINK_CLOSE, "")
     body = re.sub(r" *\n *", "\n", body)
     body = _ITEM_ALONE.sub(r"\1", body)
-    body = _CELL_START.sub("", body)
     body = re.sub(r"^(?:-|\d+\.) *$", "", body, flags=re.M)
     body = re.sub(r"\n\n+(?=(?:- |\d+\. )\S)", "\n", body)  # a list's items stay together
     body = re.sub(r"\n{3,}", "\n\n", body).strip()

@@ -77,15 +77,37 @@ def content_words(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(fold(w) for w in query_tokens(question)))
 
 
+# Prepositions and adverbs of time and degree: they say how the question is put, not
+# what it is about ("is the dishwasher *still under* warranty?"). A household's few
+# documents make any word look rare, so rarity alone would weigh them like the subject.
+# Particles of phrasal verbs ("turn off", "run out", "top up") are not among them.
+_FUNCTION = (
+    "about above across after against along among around before behind below beneath "
+    "beside besides between beyond during except inside near onto outside over since "
+    "through throughout toward towards under underneath until upon within without "
+    "already also again actually currently even ever just only quite really still too very yet"
+)
+# What a question calls the thing it asks for, which the answer itself does not write
+# ("what's the network name?" is answered by "Network: Meadowlark"), like "called".
+_FRAME = "name names"
+FUNCTION_WORDS = frozenset(_FUNCTION.split()) | frozenset(_FRAME.split())
+FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
+
+
 def idf_weights(
     words: Iterable[str], doc_freq: Callable[[list[str]], tuple[Mapping[str, int], int]]
 ) -> dict[str, float]:
-    """log(1 + N / (1 + df)) per word; ``doc_freq`` gives df per word and N."""
+    """log(1 + N / (1 + df)) per word (function words a quarter of it); ``doc_freq``
+    gives df per word and N."""
     wanted = list(dict.fromkeys(words))
     if not wanted:
         return {}
     freq, total = doc_freq(wanted)
-    return {w: math.log1p(max(total, 1) / (1 + freq.get(w, 0))) for w in wanted}
+    return {
+        w: math.log1p(max(total, 1) / (1 + freq.get(w, 0)))
+        * (FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0)
+        for w in wanted
+    }
 
 
 # A word found only in the file's name (which heads every chunk of the file, e.g.
@@ -104,7 +126,7 @@ def word_coverage(
         return 0.0
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     around: frozenset[str] = frozenset().union(*(words_of(t) for t in weak))
-    given = weights or {}
+    given = weights or {w: FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0 for w in wanted}
     total = sum(given.get(w, 1.0) for w in wanted)
     found = 0.0
     for w in wanted:
@@ -114,6 +136,66 @@ def word_coverage(
         elif key in around:
             found += CONTEXT_SHARE * given.get(w, 1.0)
     return found / total if total else 0.0
+
+
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?"
+_UNITS = r"seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?"
+_NUMBER = r"\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an"
+# What each kind of question is answered by: "when" by a time or a date, "how long" by
+# a duration, "how much/many/often" by an amount or a frequency.
+_KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        re.compile(r"\s*how (?:long|much time)\b", re.I),
+        re.compile(rf"\b(?:{_NUMBER})\s*(?:{_UNITS})\b", re.I),
+    ),
+    (
+        re.compile(r"\s*how (?:often|frequently)\b", re.I),
+        re.compile(rf"\b(?:every|once|twice|each|daily|weekly|monthly|yearly|{_DAYS})\b", re.I),
+    ),
+    (
+        re.compile(r"\s*how (?:much|many)\b", re.I),
+        re.compile(r"\d|\b(?:one|two|three|four|five|six|ten|half|quarter|handful)\b", re.I),
+    ),
+    (
+        re.compile(r"\s*(?:when|what time|what day|what date|by when|until when)\b", re.I),
+        re.compile(
+            rf"\b(?:{_MONTHS}|{_DAYS}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}} ?(?:am|pm)"
+            r"|today|tomorrow|tonight|morning|evening|night|noon|midnight|every|once)\b",
+            re.I,
+        ),
+    ),
+)
+
+
+def gives_what_is_asked(question: str, text: str) -> bool:
+    """Whether the text holds the kind of fact the question asks for (a date for "when",
+    a duration for "how long", an amount for "how much"); False for other questions.
+
+    "When does the guarantee end?" is answered by "The warranty runs out on 14 March
+    2028." although it shares none of the question's words.
+    """
+    for asks, answer in _KINDS:
+        if asks.match(question):
+            return answer.search(text) is not None
+    return False
+
+
+_QUOTED = re.compile(r'"[^"\n]{1,200}"|\u201c[^\u201d\n]{1,200}\u201d')
+
+
+def mentions(text: str) -> tuple[str, str]:
+    """(the text without its quoted phrases, the quoted phrases).
+
+    A phrase in quotation marks is mentioned, not said: a page listing example
+    questions ("how do I reset the router?") does not answer them, so its quoted
+    words count as context only.
+    """
+    quoted = _QUOTED.findall(text)
+    return (_QUOTED.sub(" ", text), " ".join(quoted)) if quoted else (text, "")
 
 
 def meaning(similarity: float | None) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source
-from .rag import clip, knowledge_store
+from .rag import clip, knowledge_store, relevant_passages
 
 MEMORIES = 3
 # Other memories are read out only when they answer nearly as well as the best one.
@@ -43,6 +43,14 @@ class MemorySource(Source):
         if not relevant:
             return SourceAnswer(source=self.name, answer="")
         top = relevant[0][1]
+        names = store.user_databases()
+        if names:
+            # A document that answers better is the answer ("who has a spare set of our
+            # car keys?" is the house notes' Ruth, not the remembered front door key):
+            # step aside, as the documents do for a memory, and the router asks them.
+            documents = await relevant_passages(store, question, names, weights)
+            if documents and documents[0][0].value > top:
+                return SourceAnswer(source=self.name, answer="", data={"documents_answer": True})
         picked = [(m, r) for m, r in relevant if r >= top * ALSO][:MEMORIES]
         lines: list[str] = []
         evidence = []

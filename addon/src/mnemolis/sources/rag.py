@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
-from ..knowledge.chunking import file_title
+from ..knowledge.chunking import ENDS_SENTENCE, file_title
 from ..knowledge.registry import BUNDLED_NAME
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source, SourceHealth
@@ -34,16 +34,15 @@ if TYPE_CHECKING:
 MIN_COVERAGE = relevance.ANSWERS
 # The bundled docs answer a question not about Mnemolis only when they plainly do.
 BUNDLED_FALLBACK = 0.85
-QUOTE_CHARS = 320  # a passage up to this long is quoted whole; longer: its best sentences
+QUOTE_CHARS = 320  # a passage of one sentence or line is quoted up to this long
 QUOTE_MAX = 480  # the sentences quoted from a long passage stop before this length
+QUOTE_MIN = 60  # a quote this short that ends no sentence goes on to the next one
 CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 _HOW = re.compile(r"\s*how (?:do|can|should|would|could) (?:i|we|you)\b", re.IGNORECASE)
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
-# A question quoted in Mnemolis's own docs is an example of what to ask, not an answer.
-_EXAMPLE = re.compile(r"[\"\u201c][^\"\u201d\n]{3,200}\?[\"\u201d]")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 CANDIDATES = 10
 
@@ -127,12 +126,27 @@ def _units(text: str) -> list[str]:
     return out
 
 
-def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
-    """The part of a passage that answers: all of a short one, else its best sentences.
+_BULLET_MARK = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+# A sentence opening with one of these leans on the one before ("If it still will not
+# open, …" after "The door stays locked for two minutes."): quoted with it.
+_BACK = "it its this that these those they them their then there he she his her such"
+_BACK_REFERENCE = frozenset(_BACK.split())
 
-    A short passage is quoted from its start, unless the sentence or line that
-    answers comes third or later: then from that one, so the first sentences —
-    what a voice reads — say the answer.
+
+def _leans_back(unit: str) -> bool:
+    """Whether a sentence's first words refer to the sentence before it."""
+    first = [w.lower() for w in re.findall(r"[A-Za-z']+", unit)[:3]]
+    return any(w in _BACK_REFERENCE for w in first)
+
+
+def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
+    """The part of a passage that answers: the sentence or line that does, and what follows
+    it while it still does; never the neighbouring facts before it.
+
+    "Where does the fabric softener go?" is answered by the softener's sentence, not
+    the detergent's before it; a sentence that leans on the one before ("If it
+    still will not open, …") is quoted with it. Numbered steps are one procedure,
+    quoted whole; a short record line is read with its heading ("Wifi — Password: …").
     """
     text = content.strip()
     if "```" in text:  # code is quoted as it is written, cut between lines
@@ -140,28 +154,140 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             return text
         cut = text.rfind("\n", 0, QUOTE_MAX)
         return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
-    units = _units(text)
-    scores = [relevance.word_coverage(question, weights, u) for u in units]
-    best = max(range(len(units)), key=lambda i: (scores[i], -i)) if units else 0
-    if len(text) <= QUOTE_CHARS and best < 2:
-        last = heading.rsplit(" > ", 1)[-1].strip()
-        if len(text) <= SHORT_RECORD and last and "\n" not in text and last not in text:
-            return f"{last} — {text}"
+    if _STEPS.search(text) and len(text) <= QUOTE_MAX:
         return text
+    units = _units(text)
     if len(units) <= 1:
+        last = heading.rsplit(" > ", 1)[-1].strip()
+        if (
+            len(text) <= SHORT_RECORD
+            and last
+            and "\n" not in text
+            and not ENDS_SENTENCE.search(text)  # a sentence says what it is about itself
+            and last.lower() not in text.lower()
+        ):
+            return f"{last} — {_BULLET_MARK.sub('', text, count=1)}"
         return clip(text, QUOTE_CHARS)
-    picked = [units[best]]
-    length = len(units[best])
+    scores = [relevance.word_coverage(question, weights, u) for u in units]
+    best = max(range(len(units)), key=lambda i: (scores[i], -i))
+    start = best - 1 if best > 0 and _leans_back(units[best]) else best
+    picked = units[start : best + 1]
+    length = sum(len(u) + 1 for u in picked)
+    # Notes written one statement per line hold one fact per line: the next line is
+    # another fact ("Garden waste …" after "Recycling …"), read only when the quote
+    # does not yet say what was asked and that line does.
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    one_per_line = len(lines) > 1 and all(ENDS_SENTENCE.search(line) for line in lines)
     for i in range(best + 1, len(units)):
-        # Whole sentences only: continue while it still answers, or while the quote
-        # alone is too short to.
+        # Whole sentences only: continue while it still answers (shares the question's
+        # words, or gives what it asks for: a date for "when …?" when the quote has
+        # none yet), leans on what came before, or while the quote is a fragment.
         if length + 1 + len(units[i]) > QUOTE_MAX:
             break
-        if scores[i] <= 0 and length >= 120:
+        fragment = length < QUOTE_MIN and not ENDS_SENTENCE.search(picked[-1])
+        gives = relevance.gives_what_is_asked(question, units[i]) and not (
+            relevance.gives_what_is_asked(question, " ".join(picked))
+        )
+        answers = gives or (scores[i] > 0 and not one_per_line)
+        if not answers and not fragment and not _leans_back(units[i]):
             break
         picked.append(units[i])
         length += 1 + len(units[i])
     return clip(" ".join(picked), QUOTE_MAX)
+
+
+_RECORD_LINE = re.compile(r"(?:[-*+\u2022]\s+)?([^\s:|][^:\n|]{0,40}):\s+(\S[^\n|]*)")
+
+
+def _record(content: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(label words, value words) of a one-line ``Label: value`` record, else None."""
+    line = _RECORD_LINE.fullmatch(content.strip())
+    if line is None:
+        return None
+    label = frozenset(relevance.stem(w) for w in relevance.content_words(line.group(1)))
+    return label, relevance.words_of(line.group(2))
+
+
+def _known_records(question: str, passages: list[Passage]) -> tuple[dict[int, list[str]], set[int]]:
+    """Record lines the question already knows, handed to the sibling it asks for.
+
+    In "what is the password for the Meadowlark network?" the question states the
+    value of "Network: Meadowlark" (so that line tells nothing new) and names the
+    label of "Password: …" beside it: the password line answers, with the network
+    line as its context. Returns ({index of an asked line: texts of its known
+    siblings}, indexes of the known lines that step aside); a known line with no
+    asked sibling stays ("what is Meadowlark?" is answered by the network line).
+    """
+    asked = relevance.words_of(question)
+    wanted = {relevance.stem(w) for w in relevance.content_words(question)}
+    groups: dict[tuple[str, str, str], list[tuple[int, bool, bool]]] = {}
+    for i, p in enumerate(passages):
+        rec = _record(p.hit.content)
+        if rec is None:
+            continue
+        label, value = rec
+        stated = bool(value) and value <= asked
+        named = not label.isdisjoint(wanted)
+        groups.setdefault((p.db, p.hit.path, p.hit.heading), []).append((i, stated, named))
+    context: dict[int, list[str]] = {}
+    aside: set[int] = set()
+    for lines in groups.values():
+        known = [i for i, k, _ in lines if k]
+        targets = [i for i, k, named in lines if named and not k]
+        if known and targets:
+            for i in targets:
+                context[i] = [passages[j].hit.content for j in known]
+            aside.update(known)
+    return context, aside
+
+
+async def relevant_passages(
+    store: KnowledgeStore,
+    question: str,
+    names: list[str],
+    weights: dict[str, float],
+    floor: float | None = None,
+    failed: list[str] | None = None,
+) -> list[tuple[relevance.Match, Passage]]:
+    """Passages of these databases that answer (value >= ``floor`` if given), best first.
+
+    The memory source asks it too: a memory steps aside for a document that answers better.
+    """
+    if not names:
+        return []
+    passages = await store.search_all(
+        question, limit=CANDIDATES, mode="hybrid", databases=names, failed=failed
+    )
+    model = store.model_embedder()
+    how = _HOW.match(question) is not None
+    files = {Path(p.hit.path).name for p in passages}
+    context, aside = _known_records(question, passages)
+    scored = []
+    for rank, p in enumerate(passages):
+        pointer = _POINTER.match(p.hit.content)
+        if pointer and Path(pointer.group(1).split("#")[0]).name in files:
+            continue  # a link to a page whose own passages are here: quote those
+        if rank in aside:
+            continue  # a record line the question already knows: its sibling answers
+        section, title = _split_title(p.hit.heading, p.hit.path)
+        said, quoted = relevance.mentions(p.hit.content)
+        texts = [said, section, *context.get(rank, [])]
+        found = relevance.match(
+            question, weights, texts, p.similarity, model=model, weak=[title, quoted]
+        )
+        if found.answers and (floor is None or found.value >= floor):
+            # Ties: the passage whose heading says what was asked is about it.
+            about = relevance.word_coverage(question, weights, p.hit.heading)
+            weight = 1.0
+            if p.hit.content.startswith("```"):
+                weight = CODE_WEIGHT
+            elif pointer:
+                weight = POINTER_WEIGHT
+            elif how and _STEPS.search(p.hit.content):
+                weight = STEPS_WEIGHT
+            scored.append((found, weight * found.value, about, rank, p))
+    scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
+    return [(m, p) for m, _, _, _, p in scored]
 
 
 class RagSource(Source):
@@ -189,52 +315,6 @@ class RagSource(Source):
             health.detail = {"databases": store.names(), "failed": sorted(store.failed)}
         return health
 
-    async def _relevant(
-        self,
-        store: KnowledgeStore,
-        question: str,
-        names: list[str],
-        weights: dict[str, float],
-        floor: float | None = None,
-        failed: list[str] | None = None,
-    ) -> list[tuple[relevance.Match, Passage]]:
-        """Passages of these databases that answer (value >= ``floor`` if given), best first."""
-        if not names:
-            return []
-        passages = await store.search_all(
-            question, limit=CANDIDATES, mode="hybrid", databases=names, failed=failed
-        )
-        model = store.model_embedder()
-        how = _HOW.match(question) is not None
-        files = {Path(p.hit.path).name for p in passages}
-        scored = []
-        for rank, p in enumerate(passages):
-            pointer = _POINTER.match(p.hit.content)
-            if pointer and Path(pointer.group(1).split("#")[0]).name in files:
-                continue  # a link to a page whose own passages are here: quote those
-            section, title = _split_title(p.hit.heading, p.hit.path)
-            content, similarity = p.hit.content, p.similarity
-            if p.db == BUNDLED_NAME and _EXAMPLE.search(content):
-                # Judged on what the docs say around their example questions; the
-                # passage's vector carries the examples too, so it does not vouch.
-                content, similarity = _EXAMPLE.sub(" ", content), None
-            found = relevance.match(
-                question, weights, [content, section], similarity, model=model, weak=[title]
-            )
-            if found.answers and (floor is None or found.value >= floor):
-                # Ties: the passage whose heading says what was asked is about it.
-                about = relevance.word_coverage(question, weights, p.hit.heading)
-                weight = 1.0
-                if p.hit.content.startswith("```"):
-                    weight = CODE_WEIGHT
-                elif pointer:
-                    weight = POINTER_WEIGHT
-                elif how and _STEPS.search(p.hit.content):
-                    weight = STEPS_WEIGHT
-                scored.append((found, weight * found.value, about, rank, p))
-        scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
-        return [(m, p) for m, _, _, _, p in scored]
-
     async def query(self, question: str, ctx: QueryContext) -> SourceAnswer:
         store = knowledge_store(self.deps.services)
         if store is None or not store.databases:
@@ -246,7 +326,7 @@ class RagSource(Source):
         # Words weigh by their rarity where they are looked for ("mnemolis" is common in
         # Mnemolis's docs, unheard of in a boiler manual).
         weights = await store.term_weights(question, names)
-        found = await self._relevant(store, question, names, weights, failed=failed)
+        found = await relevant_passages(store, question, names, weights, failed=failed)
         try:
             memories = await store.memory_matches(question, weights, limit=3)
         except Unavailable:  # a broken memory store: the documents still answer
@@ -258,7 +338,9 @@ class RagSource(Source):
         if not found and bundled and not about and memory is None:
             # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
             weights = await store.term_weights(question, [BUNDLED_NAME])
-            found = await self._relevant(store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK)
+            found = await relevant_passages(
+                store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK
+            )
         if not found:
             return SourceAnswer(source=self.name, answer="")
         match, best = found[0]
