@@ -8,14 +8,19 @@ decoding, and the process died in llama.cpp (a segfault in its matrix code).
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp.test_utils import TestClient
 
 from mnemolis.errors import Unavailable
 from mnemolis.llm.catalog import read_metadata
 from mnemolis.llm.embedding_model import LocalEmbedder
+from mnemolis.rest import keys
 from mnemolis.settings import LLMSettings
 
 from .model_fixture import embedding_model  # noqa: F401  (fixture)
@@ -51,3 +56,31 @@ async def test_close_during_a_long_embedding_stops_it_and_frees_safely(
     assert embedder.state == "closed"
     with pytest.raises(Unavailable):
         embedder.embed_sync(["after close"])
+
+
+async def test_a_model_closed_mid_pass_pauses_the_embedding_without_a_traceback(
+    make_client: Callable[..., Any],
+    embedding_model: Path,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The model going away mid-pass is said in one line; the vectors come when it is back."""
+    client: TestClient[Any, Any] = await make_client(
+        llm={"embedding_model": str(embedding_model), "threads": 1}
+    )
+    deadline = asyncio.get_running_loop().time() + 120
+    while True:
+        resp = await client.get("/api/rag/mnemolis-docs")
+        if resp.status == 200 and (await resp.json()).get("embedding"):
+            break
+        assert asyncio.get_running_loop().time() < deadline, "the docs were never embedded"
+        await asyncio.sleep(0.05)
+    caplog.set_level(logging.INFO, logger="mnemolis")
+    await client.app[keys.CORE].services.llm.stop()
+    while (await (await client.get("/api/rag/mnemolis-docs")).json()).get("embedding"):
+        assert asyncio.get_running_loop().time() < deadline, "the pass never stopped"
+        await asyncio.sleep(0.05)
+    said = [r for r in caplog.records if "mnemolis-docs: embedding" in r.getMessage()]
+    assert said and all(r.exc_info is None for r in said), [r.getMessage() for r in said]
+    assert any("paused" in r.getMessage() for r in said), [r.getMessage() for r in said]
+    resp = await client.get("/api/rag/mnemolis-docs")
+    assert resp.status == 200  # the store still serves, by keywords

@@ -650,6 +650,11 @@ class Documents:
         try:
             if db.is_open and not self._halt(db).is_set():
                 self._embed_step(db)
+        except Unavailable as err:
+            # The model went away (the server is stopping, or it failed): what is not
+            # embedded yet is embedded when a model is back. Not a bug: no traceback.
+            level = logging.INFO if self._stop.is_set() else logging.WARNING
+            _LOGGER.log(level, "rag %s: embedding paused: %s", db.name, err)
         except Exception:
             _LOGGER.exception("rag %s: embedding failed", db.name)
         finally:
