@@ -120,3 +120,26 @@ def text_pdf(pages: int, words: str = "boiler pressure page", fanout: int = 0) -
         out.write(b"%010d 00000 n \n" % offsets[n])
     out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (nxt, xref))
     return out.getvalue()
+
+
+async def household_client(
+    make_client: Callable[..., Any], root: Path, files: dict[str, str]
+) -> Any:
+    """A server with these files registered as the "household" database (and the bundled docs)."""
+    folder = root / "household"
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    client = await make_client(rag={"roots": [str(root)], "watch": False})
+    resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
+    assert resp.status == 201, await resp.text()
+    await store_of(client).wait_idle()
+    return client
+
+
+async def ask(client: Any, question: str) -> dict[str, Any]:
+    """POST /search with the question; the answer's JSON body (200 asserted)."""
+    resp = await client.post("/search", json={"query": question})
+    body: dict[str, Any] = await resp.json()
+    assert resp.status == 200, body
+    return body

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .knowledge_helpers import store_of
+from .knowledge_helpers import ask, household_client, store_of
 
 Client = Callable[..., Any]
 
@@ -40,22 +40,11 @@ BOILER = (
 
 async def household(make_client: Client, tmp_path: Path) -> Any:
     """A server with the folder registered as "household" (and the bundled docs)."""
-    folder = tmp_path / "roots" / "household"
-    folder.mkdir(parents=True)
-    (folder / "house-notes.txt").write_text(HOUSE_NOTES, encoding="utf-8")
-    (folder / "boiler-manual.html").write_text(BOILER, encoding="utf-8")
-    client = await make_client(rag={"roots": [str(tmp_path / "roots")], "watch": False})
-    resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
-    assert resp.status == 201, await resp.text()
-    await store_of(client).wait_idle()
-    return client
-
-
-async def ask(client: Any, question: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": question})
-    body: dict[str, Any] = await resp.json()
-    assert resp.status == 200, body
-    return body
+    return await household_client(
+        make_client,
+        tmp_path / "roots",
+        {"house-notes.txt": HOUSE_NOTES, "boiler-manual.html": BOILER},
+    )
 
 
 async def test_the_users_manual_answers_not_the_bundled_docs(

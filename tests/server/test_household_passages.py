@@ -19,7 +19,7 @@ from mnemolis.knowledge import relevance
 from mnemolis.knowledge.chunking import chunk_sections
 from mnemolis.knowledge.parsing import parse_document
 
-from .knowledge_helpers import store_of
+from .knowledge_helpers import ask, household_client
 
 Client = Callable[..., Any]
 
@@ -76,24 +76,16 @@ BOILER = (
 
 async def household(make_client: Client, tmp_path: Path) -> Any:
     """A server with the folder registered as "household" (and the bundled docs)."""
-    folder = tmp_path / "roots" / "household"
-    folder.mkdir(parents=True)
-    (folder / "house-notes.txt").write_text(NOTES, encoding="utf-8")
-    (folder / "dishwasher-warranty.txt").write_text(WARRANTY, encoding="utf-8")
-    (folder / "washing-machine.md").write_text(WASHER, encoding="utf-8")
-    (folder / "boiler-manual.html").write_text(BOILER, encoding="utf-8")
-    client = await make_client(rag={"roots": [str(tmp_path / "roots")], "watch": False})
-    resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
-    assert resp.status == 201, await resp.text()
-    await store_of(client).wait_idle()
-    return client
-
-
-async def ask(client: Any, question: str) -> dict[str, Any]:
-    resp = await client.post("/search", json={"query": question})
-    body: dict[str, Any] = await resp.json()
-    assert resp.status == 200, body
-    return body
+    return await household_client(
+        make_client,
+        tmp_path / "roots",
+        {
+            "house-notes.txt": NOTES,
+            "dishwasher-warranty.txt": WARRANTY,
+            "washing-machine.md": WASHER,
+            "boiler-manual.html": BOILER,
+        },
+    )
 
 
 def said(body: dict[str, Any]) -> str:
