@@ -25,29 +25,6 @@ from mnemolis.knowledge.parsing import (
 from mnemolis.knowledge.text import fts_query
 
 
-def make_pdf(pages: list[str]) -> bytes:
-    """A real PDF with one text line per page (Helvetica)."""
-    writer = PdfWriter()
-    for text in pages:
-        page = writer.add_blank_page(width=612, height=792)
-        font = DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-            }
-        )
-        page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
-        )
-        stream = DecodedStreamObject()
-        stream.set_data(f"BT /F1 12 Tf 72 700 Td ({text}) Tj ET".encode("latin-1"))
-        page[NameObject("/Contents")] = writer._add_object(stream)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
 def make_pdf_lines(pages: list[list[str]]) -> bytes:
     """A real PDF with several text lines per page (Helvetica, 14 pt leading)."""
     writer = PdfWriter()
@@ -103,7 +80,7 @@ def test_html_keeps_headings_and_drops_scripts() -> None:
 
 
 def test_pdf_pages_are_sections() -> None:
-    raw = make_pdf(["Dishwasher filter cleaning", "Descale every month"])
+    raw = make_pdf_lines([["Dishwasher filter cleaning"], ["Descale every month"]])
     sections = parse_document("manual.pdf", raw)
     assert [s.heading for s in sections] == ["page 1", "page 2"]
     assert "Dishwasher" in sections[0].text
