@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from ..knowledge.store import KnowledgeStore, Passage
     from ..services import Services
 
-# Kept for the memory source and older callers: share of content words a text covers.
-MIN_COVERAGE = relevance.ANSWERS
 # The bundled docs answer a question not about Mnemolis only when they plainly do.
 BUNDLED_FALLBACK = 0.85
 QUOTE_CHARS = 320  # a passage of one sentence or line is quoted up to this long
@@ -65,11 +63,6 @@ def about_mnemolis(question: str) -> bool:
     """Whether the question names Mnemolis or one of its own parts."""
     words = relevance.words_of(question.lower().replace("add-on", "addon"))
     return not words.isdisjoint(_MNEMOLIS_STEMS)
-
-
-def coverage(query: str, *texts: str) -> float:
-    """Share of the question's content words that appear in the texts (unweighted)."""
-    return relevance.word_coverage(query, None, *texts)
 
 
 def clip(text: str, limit: int) -> str:
