@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import relevance
 from .chunking import chunk_sections, embedding_text
 from .parsing import (
     MAX_FILE_BYTES,
@@ -27,7 +28,7 @@ from .parsing import (
     read_document,
     supported,
 )
-from .text import fts_query
+from .text import fts_query, query_tokens
 from .vectors import Vector, embed_blocking
 
 _LOGGER = logging.getLogger(__name__)
@@ -677,12 +678,14 @@ class DocumentDatabase:
         return [h for h in hits if h.path not in gone] if gone else hits
 
     def search_keyword(self, query: str, limit: int) -> list[Hit]:
-        """BM25 over the FTS5 index; every word is a literal, OR-ed."""
-        expr = fts_query(query)
-        if expr is None:
+        """BM25 over the FTS5 index; every word is a literal, OR-ed, with the thesaurus's
+        synonyms and, for a word the index never holds, the spellings one slip away."""
+        if fts_query(query) is None:
             return []
 
         def run(conn: sqlite3.Connection) -> list[Hit]:
+            extra = [*relevance.synonym_words(query), *self._slips(conn, query_tokens(query))]
+            expr = fts_query(query, extra)
             rows = conn.execute(
                 "SELECT c.id, f.path, c.ord, c.heading, c.content, m.rank FROM "
                 "(SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? "
@@ -695,6 +698,57 @@ class DocumentDatabase:
 
         return self._alive(self._read(run))
 
+    @staticmethod
+    def _stems(conn: sqlite3.Connection, terms: list[str]) -> dict[int, str]:
+        """The index's stem of each term (by FTS5's own tokenizer), by 1-based position."""
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
+            "USING fts5vocab(main, chunks_fts, row)"
+        )
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w, {TOKENIZER})"
+        )
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems "
+            "USING fts5vocab(temp, query_words, instance)"
+        )
+        conn.execute("DELETE FROM temp.query_words")
+        conn.executemany(
+            "INSERT INTO temp.query_words(rowid, w) VALUES (?, ?)",
+            [(i, t) for i, t in enumerate(terms, start=1)],
+        )
+        stems: dict[int, str] = {}
+        for doc, term in conn.execute("SELECT doc, term FROM temp.query_stems"):
+            stems.setdefault(int(doc), str(term))
+        return stems
+
+    def _slips(self, conn: sqlite3.Connection, tokens: list[str]) -> list[str]:
+        """Stems the index holds one typing slip away from a question word it never holds
+        ("pasword" → "password"); words shorter than ``relevance.TYPO_MIN`` stay."""
+        long = [t for t in tokens if len(t) >= relevance.TYPO_MIN and t.isalpha()]
+        if not long:
+            return []
+        stems = [s for s in self._stems(conn, long).values() if len(s) >= relevance.TYPO_MIN - 1]
+        marks = ",".join("?" * len(stems))
+        known = {
+            str(r[0])
+            for r in conn.execute(
+                f"SELECT term FROM temp.chunks_vocab WHERE term IN ({marks})",  # noqa: S608
+                stems,
+            )
+        }
+        out: list[str] = []
+        for s in stems:
+            if s in known:
+                continue
+            near = conn.execute(
+                "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ? "
+                "AND length(term) BETWEEN ? AND ?",
+                (s[0], chr(ord(s[0]) + 1), len(s) - 1, len(s) + 1),
+            )
+            out.extend(str(t) for (t,) in near if relevance.one_edit(s, str(t)))
+        return out[:8]
+
     def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each term (as the index stems it), and how many chunks there are.
 
@@ -703,25 +757,7 @@ class DocumentDatabase:
         """
 
         def run(conn: sqlite3.Connection) -> tuple[dict[str, int], int]:
-            conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
-                "USING fts5vocab(main, chunks_fts, row)"
-            )
-            conn.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(w, {TOKENIZER})"
-            )
-            conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems "
-                "USING fts5vocab(temp, query_words, instance)"
-            )
-            conn.execute("DELETE FROM temp.query_words")
-            conn.executemany(
-                "INSERT INTO temp.query_words(rowid, w) VALUES (?, ?)",
-                [(i, t) for i, t in enumerate(terms, start=1)],
-            )
-            stems: dict[int, str] = {}
-            for doc, term in conn.execute("SELECT doc, term FROM temp.query_stems"):
-                stems.setdefault(int(doc), str(term))
+            stems = self._stems(conn, terms)
             wanted = sorted(set(stems.values()))
             marks = ",".join("?" * len(wanted))
             found = dict(

@@ -21,6 +21,7 @@ from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 import numpy as np
 
 from ..errors import InvalidArgument, NotFound, Unavailable
+from . import relevance
 from .database import connect, corrupt, transaction
 from .text import fts_query, rrf
 from .vectors import Vector
@@ -468,7 +469,7 @@ class MemoryStore:
         """BM25 over content and tags; the query is plain words, never syntax."""
         if self.damaged is not None:
             raise Unavailable(self.damage_message())
-        expr = fts_query(query)
+        expr = fts_query(query, relevance.synonym_words(query))
         if expr is None:
             return []
         where, args = self._filter_sql(tags, statuses)

@@ -23,7 +23,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from .text import query_tokens
+from . import thesaurus
+from .text import STOPWORDS, query_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # all-MiniLM-L6-v2's cosine for unrelated texts, and for a plain answer to a question.
@@ -31,6 +32,9 @@ SIMILARITY_NONE = 0.25
 SIMILARITY_FULL = 0.75
 # A passage or memory answers when either signal reaches this.
 ANSWERS = 0.5
+# Below this meaning the model calls a text unrelated: then only words this sure answer.
+UNRELATED = 0.1
+WORDS_SURE = 0.75
 
 
 def fold(word: str) -> str:
@@ -77,6 +81,81 @@ def content_words(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(fold(w) for w in query_tokens(question)))
 
 
+@functools.lru_cache(maxsize=1)
+def _synonym_groups() -> tuple[tuple[tuple[frozenset[str], tuple[str, ...]], ...], ...]:
+    """The thesaurus's groups; each member as (the stems of its content words, the words)."""
+    groups = []
+    for group in thesaurus.GROUPS:
+        members: dict[frozenset[str], tuple[str, ...]] = {}
+        for member in group:
+            words = [fold(w) for w in _WORD.findall(member)]
+            kept = tuple(w for w in words if w not in STOPWORDS) or tuple(words)
+            members.setdefault(frozenset(stem(w) for w in kept), kept)
+        groups.append(tuple(members.items()))
+    return tuple(groups)
+
+
+@functools.lru_cache(maxsize=512)
+def _synonyms(question: str) -> tuple[dict[str, tuple[frozenset[str], ...]], tuple[str, ...]]:
+    asked = words_of(question)
+    out: dict[str, list[frozenset[str]]] = {}
+    spelled: list[str] = []
+    for members in _synonym_groups():
+        held = [m for m, _ in members if m <= asked]
+        if not held:
+            continue
+        for m in held:
+            others = [(o, words) for o, words in members if not o <= m]
+            for s in m:
+                out.setdefault(s, []).extend(o for o, _ in others)
+            spelled.extend(w for _, words in others for w in words)
+    alternatives = {s: tuple(dict.fromkeys(alts)) for s, alts in out.items()}
+    return alternatives, tuple(dict.fromkeys(spelled))
+
+
+def synonyms(question: str) -> dict[str, tuple[frozenset[str], ...]]:
+    """For each stem of the question that is part of a thesaurus member it holds whole,
+    the other members of that group: any one of them in a text says that word.
+
+    "turn off the water" holds the member {turn, off, water}, so a text with
+    "stopcock" says all three words.
+    """
+    return _synonyms(question)[0]
+
+
+def synonym_words(question: str) -> tuple[str, ...]:
+    """The words of those other members, for a keyword search to look for too."""
+    return _synonyms(question)[1]
+
+
+TYPO_MIN = 5  # stems shorter than this are never read as a misspelling of another word
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether b is a one-letter slip of a: one letter added, dropped, changed or two swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        rest_a, rest_b = a[i + 1 :], b[i + 1 :]
+        swapped = (
+            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
+        )
+        return rest_a == rest_b or swapped
+    return a[i:] == b[i + 1 :]
+
+
+def misspelt_in(word: str, have: frozenset[str]) -> bool:
+    """Whether a text holds this word with a typing slip ("dishwahser", "pasword")."""
+    if len(word) < TYPO_MIN:
+        return False
+    return any(t[:1] == word[:1] and one_edit(word, t) for t in have if len(t) >= TYPO_MIN)
+
+
 # Prepositions and adverbs of time and degree: they say how the question is put, not
 # what it is about ("is the dishwasher *still under* warranty?"). A household's few
 # documents make any word look rare, so rarity alone would weigh them like the subject.
@@ -88,8 +167,9 @@ _FUNCTION = (
     "already also again actually currently even ever just only quite really still too very yet"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
-# ("what's the network name?" is answered by "Network: Meadowlark"), like "called".
-_FRAME = "name names"
+# ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
+# dishwasher?" by "Bosch Serie 4 dishwasher"), like "called".
+_FRAME = "name names make brand"
 FUNCTION_WORDS = frozenset(_FUNCTION.split()) | frozenset(_FRAME.split())
 FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
 
@@ -120,7 +200,8 @@ def word_coverage(
     question: str, weights: Mapping[str, float] | None, *texts: str, weak: Iterable[str] = ()
 ) -> float:
     """Weighted share of the question's content words found (by stem) in the texts;
-    a word found only in the ``weak`` texts counts ``CONTEXT_SHARE``."""
+    a word found only in the ``weak`` texts counts ``CONTEXT_SHARE``, one found as a
+    synonym (thesaurus.py) or with a typing slip ``SYNONYM_SHARE`` of that."""
     wanted = content_words(question)
     if not wanted:
         return 0.0
@@ -128,13 +209,18 @@ def word_coverage(
     around: frozenset[str] = frozenset().union(*(words_of(t) for t in weak))
     given = weights or {w: FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0 for w in wanted}
     total = sum(given.get(w, 1.0) for w in wanted)
+    alternatives = synonyms(question)
     found = 0.0
     for w in wanted:
         key = stem(w)
-        if key in have:
+        if key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
             found += given.get(w, 1.0)
+        elif any(alt <= have for alt in alternatives.get(key, ())) or misspelt_in(key, have):
+            found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif key in around:
             found += CONTEXT_SHARE * given.get(w, 1.0)
+        elif any(alt <= have | around for alt in alternatives.get(key, ())):
+            found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
     return found / total if total else 0.0
 
 
@@ -171,7 +257,12 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 )
 
 
-def gives_what_is_asked(question: str, text: str) -> bool:
+# What a "when"/"how long" question calls the fact it asks for ("when is recycling
+# day?"): a text that gives a day or a time says these words.
+_KIND_WORDS = frozenset({"day", "days", "date", "time"})
+
+
+def gives_what_is_asked(question: str, *texts: str) -> bool:
     """Whether the text holds the kind of fact the question asks for (a date for "when",
     a duration for "how long", an amount for "how much"); False for other questions.
 
@@ -180,7 +271,7 @@ def gives_what_is_asked(question: str, text: str) -> bool:
     """
     for asks, answer in _KINDS:
         if asks.match(question):
-            return answer.search(text) is not None
+            return any(answer.search(text) is not None for text in texts)
     return False
 
 
@@ -212,10 +303,16 @@ class Match:
 
     words: float
     meaning: float | None = None
+    unrelated: bool = False  # the model ranked the text and called it unrelated
 
     @property
     def answers(self) -> bool:
-        """Either signal says the text is about what was asked."""
+        """Either signal says the text is about what was asked, and the model, when it
+        ranked the text, does not call it unrelated while the words say little more
+        than enough ("when was the roof last replaced?" shares "last" and "replace"
+        with the smoke alarm's battery line)."""
+        if self.unrelated and self.words < WORDS_SURE:
+            return False
         return max(self.words, self.meaning or 0.0) >= ANSWERS
 
     @property
@@ -236,4 +333,7 @@ def match(
     """Word coverage of the texts (``weak`` ones counting less), plus the model's
     meaning when a real model ranked them."""
     words = word_coverage(question, weights, *texts, weak=weak)
-    return Match(words, meaning(similarity) if model else None)
+    if not model:
+        return Match(words)
+    said = meaning(similarity)
+    return Match(words, said, unrelated=similarity is not None and said < UNRELATED)

@@ -27,16 +27,18 @@ def query_tokens(text: str) -> list[str]:
     return list(dict.fromkeys(kept or words))
 
 
-def fts_query(text: str) -> str | None:
+def fts_query(text: str, extra: Sequence[str] = ()) -> str | None:
     """An FTS5 MATCH expression that treats every word as a literal (no query language).
 
     Each token is double-quoted, so ``title:x``, ``a AND b``, ``auth*`` and stray
     quotes are plain words and never a syntax error. Words are OR-ed; BM25 ranks
-    passages that contain more of them higher.
+    passages that contain more of them higher. ``extra`` words (synonyms, spellings
+    the index holds) are OR-ed after the question's own.
     """
     tokens = query_tokens(text)
     if not tokens:
         return None
+    tokens = list(dict.fromkeys([*tokens, *(w for w in extra if w not in STOPWORDS)]))
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens[:64])
 
 

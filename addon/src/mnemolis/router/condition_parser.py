@@ -60,9 +60,20 @@ _TRAILING = re.compile(
     r"(?P<cond>.+?)\s*[?.!]*\s*$",
     re.IGNORECASE | re.DOTALL,
 )
-# "check if", "do you know if", "what if", "even if": "if" meaning "whether", or no condition.
+# "check if", "do you know if", "what if", "even if": "if" meaning "whether", or no condition;
+# "what happens if", "is it ok if", "does it matter if": a question about that case itself.
 _NOT_CONDITIONAL_BEFORE = frozenset(
     [
+        "happens",
+        "happen",
+        "happened",
+        "ok",
+        "okay",
+        "alright",
+        "fine",
+        "safe",
+        "matter",
+        "mind",
         "know",
         "check",
         "see",

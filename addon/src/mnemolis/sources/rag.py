@@ -35,6 +35,7 @@ BUNDLED_FALLBACK = 0.85
 QUOTE_CHARS = 320  # a passage of one sentence or line is quoted up to this long
 QUOTE_MAX = 480  # the sentences quoted from a long passage stop before this length
 QUOTE_MIN = 60  # a quote this short that ends no sentence goes on to the next one
+STEPS_MAX = 900  # numbered steps up to this long answer "how do I …?" whole
 CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
@@ -106,14 +107,20 @@ def _units(text: str) -> list[str]:
             out.extend(s.strip() for s in _SENTENCE.split(" ".join(prose)) if s.strip())
             prose.clear()
 
-    for line in text.splitlines():
-        line = line.strip()
+    item = False  # the last unit is a list item, which indented lines continue
+    for raw in text.splitlines():
+        line = raw.strip()
         if not line:
             flush()
+            item = False
         elif _LINE_UNIT.match(line):
             flush()
             out.append(line)
+            item = _BULLET_MARK.match(line) is not None
+        elif item and raw[:1].isspace():
+            out[-1] += " " + line  # a list item wrapped over several lines stays one
         else:
+            item = False
             prose.append(line)
     flush()
     return out
@@ -147,8 +154,8 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             return text
         cut = text.rfind("\n", 0, QUOTE_MAX)
         return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
-    if _STEPS.search(text) and len(text) <= QUOTE_MAX:
-        return text
+    if _STEPS.search(text) and len(text) <= (STEPS_MAX if _HOW.match(question) else QUOTE_MAX):
+        return text  # one procedure, read whole
     units = _units(text)
     if len(units) <= 1:
         last = heading.rsplit(" > ", 1)[-1].strip()
@@ -163,14 +170,24 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return clip(text, QUOTE_CHARS)
     scores = [relevance.word_coverage(question, weights, u) for u in units]
     best = max(range(len(units)), key=lambda i: (scores[i], -i))
-    start = best - 1 if best > 0 and _leans_back(units[best]) else best
-    picked = units[start : best + 1]
-    length = sum(len(u) + 1 for u in picked)
     # Notes written one statement per line hold one fact per line: the next line is
     # another fact ("Garden waste …" after "Recycling …"), read only when the quote
     # does not yet say what was asked and that line does.
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     one_per_line = len(lines) > 1 and all(ENDS_SENTENCE.search(line) for line in lines)
+    start = best - 1 if best > 0 and _leans_back(units[best]) else best
+    if (
+        start == best
+        and best > 0
+        and not one_per_line
+        and scores[best - 1] >= scores[best] / 2 > 0
+        and len(units[best - 1]) + len(units[best]) < QUOTE_MAX
+    ):
+        # The sentence before says as much of what was asked: one statement in two
+        # sentences ("The sealed battery lasts ten years. Replace the whole alarm by …").
+        start = best - 1
+    picked = units[start : best + 1]
+    length = sum(len(u) + 1 for u in picked)
     for i in range(best + 1, len(units)):
         # Whole sentences only: continue while it still answers (shares the question's
         # words, or gives what it asks for: a date for "when …?" when the quote has
@@ -272,12 +289,12 @@ async def relevant_passages(
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
             weight = 1.0
-            if p.hit.content.startswith("```"):
+            if how and _STEPS.search(p.hit.content):
+                weight = STEPS_WEIGHT  # "how do I …?": steps or the command to run
+            elif p.hit.content.startswith("```"):
                 weight = CODE_WEIGHT
             elif pointer:
                 weight = POINTER_WEIGHT
-            elif how and _STEPS.search(p.hit.content):
-                weight = STEPS_WEIGHT
             scored.append((found, weight * found.value, about, rank, p))
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
     return [(m, p) for m, _, _, _, p in scored]

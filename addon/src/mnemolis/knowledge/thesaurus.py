@@ -1,0 +1,165 @@
+"""Household words that name the same thing, British and American: what a question
+calls something and what the household's notes call it often differ.
+
+"Where can I turn off the water?" is answered by "The main stopcock is under the
+kitchen sink": no shared word, and a small embedding model does not know a
+stopcock. Each group below lists names of one thing (a member may be a phrase);
+when a question holds one member whole, a text holding another member counts as
+saying that member's words (``relevance.word_coverage``, at ``SYNONYM_SHARE``).
+
+The groups are general household vocabulary, written from what homes hold (rooms,
+appliances, utilities, paperwork, family), not from any evaluation's questions.
+A word that is ambiguous at home ("drive", "close", "number", "cover") is left
+out, or appears only inside a phrase that pins its meaning.
+"""
+
+from __future__ import annotations
+
+# A question word matched through a synonym counts this share of its weight.
+SYNONYM_SHARE = 0.8
+
+GROUPS: tuple[tuple[str, ...], ...] = (
+    # --- utilities: water, gas, electricity, heating -------------------------------
+    ("stopcock", "stop tap", "stop valve", "shut-off valve", "shutoff valve", "main valve",
+     "water main", "mains water", "turn off the water", "shut off the water",
+     "water shut off", "water shutoff", "turn the water off", "shut the water off"),
+    ("fuse box", "fusebox", "consumer unit", "breaker box", "breaker panel", "circuit breakers",
+     "electrical panel", "electric panel", "trip switch", "fuse board", "breakers", "fuses"),
+    ("electricity meter", "electric meter", "power meter", "meter"),
+    ("gas meter", "meter"),
+    ("electricity", "electric", "power", "mains power"),
+    ("heating", "central heating", "radiators", "heaters"),
+    ("thermostat", "heating controls", "temperature dial", "heating dial"),
+    ("boiler", "furnace", "water heater", "combi"),
+    ("hot water", "shower water"),
+    ("tap", "faucet"),
+    ("plumber", "plumbing engineer"),
+    ("electrician", "sparky"),
+    ("gas engineer", "heating engineer", "boiler engineer", "gas safe engineer"),
+    ("leak", "leaking", "drip", "dripping"),
+    ("radiator", "rad"),
+    ("bleed", "bleeding", "air out"),
+    # --- rubbish and recycling ------------------------------------------------------
+    ("bin", "bins", "rubbish", "trash", "garbage", "refuse", "dustbin", "wheelie bin",
+     "waste", "bin day", "bin collection", "bin men", "binmen", "garbage truck"),
+    ("recycling", "recycle", "recyclables", "blue bin"),
+    ("garden waste", "green waste", "yard waste", "green bin", "compost bin"),
+    ("general waste", "household waste", "black bin", "landfill"),
+    ("collected", "collection", "picked up", "pick up", "emptied", "taken away"),
+    # --- internet and phones --------------------------------------------------------
+    ("wifi", "wi-fi", "wireless", "internet", "broadband", "wlan", "hotspot"),
+    ("password", "passcode", "passphrase", "wifi key", "network key", "wpa key", "login"),
+    ("network", "ssid", "network name", "wifi name"),
+    ("router", "modem", "hub"),
+    ("phone", "telephone", "phone number", "tel", "mobile", "cell", "cellphone", "ring", "call"),
+    # --- the house ------------------------------------------------------------------
+    ("address", "road", "street", "avenue", "lane", "postcode", "post code", "zip code",
+     "where we live", "where do we live", "house number"),
+    ("neighbour", "neighbor", "neighbours", "neighbors", "next door", "next-door"),
+    ("garden", "yard", "backyard", "back garden"),
+    ("flat", "apartment"),
+    ("downstairs toilet", "cloakroom", "powder room"),
+    ("toilet", "loo", "wc", "lavatory", "restroom", "bathroom"),
+    ("cupboard", "closet", "cabinet"),
+    ("cupboard under the stairs", "understairs cupboard", "under the stairs"),
+    ("loft", "attic"),
+    ("hall", "hallway", "entrance", "entryway"),
+    ("front door", "main door", "entrance door"),
+    ("garage", "carport"),
+    ("shed", "outhouse"),
+    ("lift", "elevator"),
+    ("torch", "flashlight"),
+    ("lock", "locked", "deadbolt"),
+    ("key", "keys", "spare key", "spare keys", "house key", "door key"),
+    ("alarm code", "alarm pin", "security code", "keypad code", "door code", "pin code"),
+    ("roof", "roofing", "tiles"),
+    ("window", "windows", "glazing"),
+    # --- kitchen and laundry --------------------------------------------------------
+    ("washing machine", "washer", "laundry machine", "washing"),
+    ("tumble dryer", "dryer", "drier", "clothes dryer"),
+    ("dishwasher", "dish washer"),
+    ("fridge", "refrigerator"),
+    ("freezer", "deep freeze", "chest freezer"),
+    ("oven", "cooker", "range", "stove"),
+    ("hob", "cooktop", "stovetop", "burners"),
+    ("microwave", "microwave oven"),
+    ("extractor fan", "extractor hood", "cooker hood", "range hood", "vent hood"),
+    ("kettle", "electric kettle"),
+    ("detergent", "washing powder", "laundry powder", "washing liquid", "laundry liquid",
+     "laundry detergent", "soap", "capsules", "pods", "tablets"),
+    ("fabric softener", "softener", "fabric conditioner", "conditioner"),
+    ("compartment", "drawer", "dispenser", "tray"),
+    ("programme", "program", "cycle", "wash cycle", "setting", "mode"),
+    ("cottons", "cotton", "towels", "bedding", "sheets"),
+    ("wool", "woollens", "woolens", "jumpers", "sweaters"),
+    ("quick wash", "quickpowerwash", "fast wash", "short wash", "express"),
+    ("drain filter", "pump filter", "lint trap", "fluff filter"),
+    ("fluff", "lint"),
+    ("door", "hatch", "porthole"),
+    # --- safety ---------------------------------------------------------------------
+    ("smoke alarm", "smoke detector", "fire alarm", "smoke sensor"),
+    ("carbon monoxide alarm", "co alarm", "co detector", "carbon monoxide detector"),
+    ("chirp", "chirping", "chirps", "beep", "beeping", "beeps", "bleep", "bleeping"),
+    ("battery", "batteries"),
+    ("fire extinguisher", "extinguisher"),
+    ("first aid kit", "first-aid kit", "medical kit"),
+    # --- paperwork and money --------------------------------------------------------
+    ("warranty", "guarantee", "guaranty", "warrantee"),
+    ("receipt", "proof of purchase", "invoice", "till receipt"),
+    ("bought", "buy", "purchased", "purchase", "got it", "get it"),
+    ("shop", "store", "retailer", "seller"),
+    ("expire", "expires", "expired", "expiry", "run out", "runs out", "ends", "end",
+     "lapse", "lapses", "valid until", "good until", "last until"),
+    ("claim", "make a claim", "warranty claim"),
+    ("serial number", "serial", "serial no", "s/n"),
+    ("model", "model number", "make and model", "model no"),
+    ("parts and labour", "parts and labor", "repairs", "repair"),
+    ("customer service", "customer services", "helpline", "support line", "hotline"),
+    ("free", "no charge", "free of charge", "cost nothing", "costs nothing"),
+    ("insurance", "insurer", "policy"),
+    ("bill", "bills", "invoice"),
+    ("council tax", "property tax"),
+    ("rent", "landlord"),
+    # --- car ------------------------------------------------------------------------
+    ("mot", "mot test", "car inspection", "roadworthiness test", "vehicle inspection"),
+    ("car", "vehicle", "motor"),
+    ("petrol", "gasoline", "fuel"),
+    ("number plate", "license plate", "licence plate", "registration"),
+    ("tyre", "tyres", "tire", "tires"),
+    # --- people, pets, dates --------------------------------------------------------
+    ("grandma", "grandmother", "granny", "gran", "nan", "nana", "nanna"),
+    ("grandpa", "grandfather", "grandad", "granddad"),
+    ("mum", "mom", "mother", "mummy", "mommy"),
+    ("birthday", "bday", "b-day", "born"),
+    ("flowers", "flower", "bouquet", "blooms"),
+    ("cat", "kitty", "kitten", "puss"),
+    ("dog", "puppy", "pup"),
+    ("feed", "feeding", "food", "meal", "meals"),
+    ("vet", "veterinarian", "veterinary"),
+    ("doctor", "gp", "surgery"),
+    ("babysitter", "childminder", "sitter", "nanny"),
+    ("holiday", "holidays", "vacation"),
+    ("away", "on holiday", "out of town", "travelling", "traveling"),
+    ("nappies", "diapers"),
+    ("post", "mail", "letters", "parcels", "packages"),
+    ("autumn", "fall"),
+    # --- computers and files --------------------------------------------------------
+    ("file format", "file formats", "file type", "file types", "format", "formats",
+     "suffix", "suffixes", "extension", "extensions", "kinds of files", "kinds of file"),
+    ("folder", "directory"),
+    ("document", "documents", "docs", "files"),
+    ("install", "installing", "set up", "setup"),
+    # --- actions --------------------------------------------------------------------
+    ("service", "servicing", "serviced", "maintenance", "check-up", "checkup", "tune-up"),
+    ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
+    ("fix", "repair", "repairs", "mend", "sort out"),
+    ("reset", "restart", "reboot", "power cycle"),
+    ("error", "fault", "error code", "fault code", "warning code"),
+    ("frozen", "freeze", "freezes", "freezing", "iced up", "icy"),
+    ("replace", "replacing", "replacement", "swap", "change", "renew"),
+    ("test", "testing", "check", "checking"),
+    ("noise", "noisy", "loud", "racket"),
+    ("late", "at night", "night", "after 10", "after ten", "evening"),
+    ("weekdays", "monday to friday", "working days", "workdays"),
+    ("weekend", "weekends", "saturday and sunday"),
+)  # fmt: skip

@@ -1,0 +1,157 @@
+"""The words a person uses are not the words the notes use: synonyms, typing slips and
+questions the house cannot answer (bench/eval/eval_docs.py --dev found these).
+
+Asked through ``POST /search`` without an embedding model, so only the words decide,
+plus the relevance functions the answer is built from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mnemolis.knowledge import relevance
+from mnemolis.router.condition_parser import parse_condition
+from mnemolis.sources.rag import quote
+
+from .knowledge_helpers import ask, household_client
+
+Client = Callable[..., Any]
+
+HOUSE_NOTES = """House notes - 14 Elm Road
+
+Wifi
+Network: Meadowlark
+Password: tulip-harbour-42
+
+Bins
+The general waste (black bin) is collected every Tuesday morning.
+Recycling (blue bin) goes out every other Friday.
+
+Water
+The main stopcock is under the kitchen sink, behind the bleach.
+
+Electricity
+The fuse box is in the garage, left of the door.
+"""
+
+WARRANTY = """WARRANTY RECORD
+
+Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G
+Serial number: FD 0123 456789
+Bought: 14 March 2023 at Currys, Leeds
+
+Claims
+To make a claim, call Bosch customer service on 0344 892 8979 and quote the serial number.
+"""
+
+BOILER = (
+    "<html><body><main><h1>Heatmaster 30i</h1><h2>Hot water only</h2><p>To keep hot water "
+    "without the radiators coming on, turn the heating dial to the sun symbol.</p>"
+    "</main></body></html>"
+)
+
+
+async def household(make_client: Client, tmp_path: Path) -> Any:
+    return await household_client(
+        make_client,
+        tmp_path / "roots",
+        {
+            "house-notes.txt": HOUSE_NOTES,
+            "dishwasher-warranty.txt": WARRANTY,
+            "boiler.html": BOILER,
+        },
+    )
+
+
+async def test_household_words_find_the_notes_words(make_client: Client, tmp_path: Path) -> None:
+    """ "turn off the water" is the stopcock, "consumer unit" the fuse box, "internet" the wifi."""
+    client = await household(make_client, tmp_path)
+    cases = {
+        "where can I turn off the water?": "under the kitchen sink",
+        "the power's tripped, where's the consumer unit": "in the garage",
+        "what's our address?": "14 Elm Road",
+        "when did we buy the dishwasher": "14 March 2023",
+        "dishwasher warranty phone number": "0344 892 8979",
+    }
+    for question, answer in cases.items():
+        body = await ask(client, question)
+        assert answer in body["result"] and answer in body["spoken"], (question, body)
+        assert "tulip-harbour-42" not in body["spoken"], (question, body)
+
+
+async def test_typing_slips_still_find_the_answer(make_client: Client, tmp_path: Path) -> None:
+    """One letter added, dropped, changed or two swapped: "pasword", "dishwahser", "recyling"."""
+    client = await household(make_client, tmp_path)
+    cases = {
+        "what's our internet pasword": "tulip-harbour-42",
+        "what model is the dishwahser": "SMS4HVI33G",
+        "when is recyling day": "every other Friday",
+    }
+    for question, answer in cases.items():
+        body = await ask(client, question)
+        assert answer in body["spoken"], (question, body)
+
+
+def test_a_slip_is_one_edit_of_a_long_word() -> None:
+    have = relevance.words_of("The dishwasher password is on the recycling bin")
+    assert relevance.misspelt_in(relevance.stem("dishwahser"), have)  # two letters swapped
+    assert relevance.misspelt_in(relevance.stem("pasword"), have)  # one dropped
+    assert relevance.misspelt_in(relevance.stem("recyling"), have)
+    assert not relevance.misspelt_in("bin", have | {"pin"})  # short words are words
+    assert not relevance.misspelt_in(relevance.stem("dishwater"), have)  # two edits away
+
+
+def test_a_synonym_counts_only_when_the_question_holds_the_whole_member() -> None:
+    """ "turn off the water" is a stopcock; "turn" alone or "water" alone is not."""
+    stopcock = "The main stopcock is under the kitchen sink."
+    assert relevance.word_coverage("where can I turn off the water?", None, stopcock) > 0.7
+    assert relevance.word_coverage("how hot is the water?", None, stopcock) == 0.0
+    assert (
+        relevance.word_coverage("where's the rubbish collected?", None, "Bins go out on Tuesday")
+        > 0
+    )
+
+
+def test_a_when_question_is_answered_by_a_day() -> None:
+    """ "when is recycling day?" needs no text saying "day": a day name says it."""
+    friday = "Recycling goes out every other Friday."
+    assert relevance.word_coverage("when is recycling day?", None, friday) == 1.0
+    assert relevance.word_coverage("what is recycling day?", None, friday) < 1.0
+
+
+def test_the_model_calling_a_passage_unrelated_outweighs_a_few_shared_words() -> None:
+    """ "when was the roof last replaced?" shares "last" and "replace" with a battery line."""
+    question = "when was the roof last replaced"
+    text = "The battery lasts ten years. Replace the whole alarm by June 2033."
+    unrelated = relevance.match(question, None, [text], similarity=0.26, model=True)
+    assert 0.5 <= unrelated.words < relevance.WORDS_SURE
+    assert not unrelated.answers
+    # Not ranked by the model at all (keyword hit only): the words alone decide, as before.
+    assert relevance.match(question, None, [text], similarity=None, model=True).answers
+
+
+def test_what_happens_if_asks_about_the_case_not_a_condition() -> None:
+    assert parse_condition("what happens if the boiler pressure drops too low?") is None
+    assert parse_condition("is it ok if I run the dryer at 11pm?") is None
+    assert parse_condition("turn on the porch light if the front door is open") is not None
+
+
+def test_a_wrapped_list_item_is_quoted_whole() -> None:
+    """A Markdown list item wrapped over lines is one step, never cut at the line break."""
+    steps = (
+        "1. **Add-on**: Settings → Add-ons → Add-on store → Repositories, add\n"
+        "   the repository URL, install **Mnemolis**, start it.\n"
+        "2. **Integration**: in HACS add the same URL as\n"
+        "   an *Integration*, install **Mnemolis**, restart Home Assistant.\n"
+    )
+    said = quote("how do I install the Mnemolis add-on?", {}, "Install", steps)
+    assert "Add-on store" in said and said.startswith("1."), said
+
+
+def test_two_sentences_that_say_one_thing_are_quoted_together() -> None:
+    """The battery's life and "replace the whole alarm" answer the battery question together."""
+    text = "The sealed lithium battery lasts ten years. Replace the whole alarm by June 2033."
+    said = quote("do I need to change the battery in the smoke alarm", {}, "Battery", text)
+    assert "sealed" in said and "June 2033" in said, said
