@@ -155,3 +155,44 @@ def test_two_sentences_that_say_one_thing_are_quoted_together() -> None:
     text = "The sealed lithium battery lasts ten years. Replace the whole alarm by June 2033."
     said = quote("do I need to change the battery in the smoke alarm", {}, "Battery", text)
     assert "sealed" in said and "June 2033" in said, said
+
+
+def test_numbers_are_matched_whole() -> None:
+    """ "is 0.5 bar too low?" finds the text that says 0.5, not every text with a 5."""
+    below = "Below 0.5 bar the boiler shuts down to protect itself."
+    assert relevance.word_coverage("0.5", None, below) == 1.0
+    assert relevance.word_coverage("0.5", None, "Press for 5 seconds.") == 0.0
+    assert relevance.word_coverage("6:30", None, "The heating comes on at 6:30.") == 1.0
+
+
+def test_how_long_asks_for_a_duration_not_about_length() -> None:
+    """The wool programme's line answers "how long does the wool programme take?" better
+    than the cottons' line that gives a duration."""
+    question = "how long does the wool programme take"
+    weights = {"long": 3.8, "wool": 3.1, "programme": 2.3, "take": 2.8}  # rarity in the notes
+    wool = relevance.word_coverage(question, weights, "Programmes: Wool: hand-wash wool, 30 °C")
+    cottons = relevance.word_coverage(question, weights, "Programmes: Cottons, takes 3 h 19 min")
+    assert wool > cottons
+    assert wool > relevance.ANSWERS  # "long" is not a missing subject
+
+
+async def test_a_word_the_notes_never_use_is_searched_by_its_synonyms(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Without a model only keywords find passages: "internet" finds the wifi lines, a
+    slip finds the word it misses; words the notes hold are searched as they are."""
+    client = await household(make_client, tmp_path)
+    body = await ask(client, "internet password")
+    assert "tulip-harbour-42" in body["spoken"], body
+    body = await ask(client, "the serial nummber of the dishwasher")
+    assert "FD 0123 456789" in body["spoken"], body
+
+
+def test_a_neighbouring_fact_before_the_answer_stays_out() -> None:
+    """The detergent's sentence shares "compartment" with the softener's: not quoted."""
+    text = (
+        "Liquid detergent goes in the left compartment. The fabric softener goes in the "
+        "middle compartment, the one marked with a flower."
+    )
+    said = quote("which compartment is for softener?", {}, "Detergent", text)
+    assert said.startswith("The fabric softener"), said

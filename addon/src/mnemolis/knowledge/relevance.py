@@ -69,10 +69,16 @@ def stem(word: str) -> str:
     return w
 
 
+_NUMBER_TOKEN = re.compile(r"\d+(?:[.,:]\d+)+")
+
+
 @functools.lru_cache(maxsize=4096)
 def words_of(text: str) -> frozenset[str]:
-    """Stems of a text's words (passages come back question after question)."""
-    return frozenset(stem(fold(w)) for w in _WORD.findall(text))
+    """Stems of a text's words, and its numbers whole ("0.5", "6:30") as a question holds
+    them (passages come back question after question)."""
+    return frozenset(stem(fold(w)) for w in _WORD.findall(text)) | frozenset(
+        _NUMBER_TOKEN.findall(text)
+    )
 
 
 @functools.lru_cache(maxsize=512)
@@ -96,10 +102,12 @@ def _synonym_groups() -> tuple[tuple[tuple[frozenset[str], tuple[str, ...]], ...
 
 
 @functools.lru_cache(maxsize=512)
-def _synonyms(question: str) -> tuple[dict[str, tuple[frozenset[str], ...]], tuple[str, ...]]:
+def _synonyms(
+    question: str,
+) -> tuple[dict[str, tuple[frozenset[str], ...]], dict[str, tuple[str, ...]]]:
     asked = words_of(question)
     out: dict[str, list[frozenset[str]]] = {}
-    spelled: list[str] = []
+    spelled: dict[str, list[str]] = {}
     for members in _synonym_groups():
         held = [m for m, _ in members if m <= asked]
         if not held:
@@ -108,9 +116,9 @@ def _synonyms(question: str) -> tuple[dict[str, tuple[frozenset[str], ...]], tup
             others = [(o, words) for o, words in members if not o <= m]
             for s in m:
                 out.setdefault(s, []).extend(o for o, _ in others)
-            spelled.extend(w for _, words in others for w in words)
+                spelled.setdefault(s, []).extend(" ".join(words) for _, words in others)
     alternatives = {s: tuple(dict.fromkeys(alts)) for s, alts in out.items()}
-    return alternatives, tuple(dict.fromkeys(spelled))
+    return alternatives, {s: tuple(dict.fromkeys(ws)) for s, ws in spelled.items()}
 
 
 def synonyms(question: str) -> dict[str, tuple[frozenset[str], ...]]:
@@ -123,9 +131,13 @@ def synonyms(question: str) -> dict[str, tuple[frozenset[str], ...]]:
     return _synonyms(question)[0]
 
 
-def synonym_words(question: str) -> tuple[str, ...]:
-    """The words of those other members, for a keyword search to look for too."""
-    return _synonyms(question)[1]
+def synonym_words(question: str, word: str | None = None) -> tuple[str, ...]:
+    """Those other members (for one question word, or all) as words or phrases, for a
+    keyword search to look for too ("water heater" as a phrase, never "water" alone)."""
+    spelled = _synonyms(question)[1]
+    if word is not None:
+        return spelled.get(stem(fold(word)), ())
+    return tuple(dict.fromkeys(w for ws in spelled.values() for w in ws))
 
 
 TYPO_MIN = 5  # stems shorter than this are never read as a misspelling of another word
@@ -164,7 +176,8 @@ _FUNCTION = (
     "about above across after against along among around before behind below beneath "
     "beside besides between beyond during except inside near onto outside over since "
     "through throughout toward towards under underneath until upon within without "
-    "already also again actually currently even ever just only quite really still too very yet"
+    "already also again actually currently even ever just only quite really still too very yet "
+    "rather than instead ourselves myself yourself yourselves themselves"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
@@ -213,7 +226,12 @@ def word_coverage(
     found = 0.0
     for w in wanted:
         key = stem(w)
-        if key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
+        if key in _HOW_WORDS and _HOW_KIND.match(question):
+            # "how long"/"how often" says what kind of fact is asked for, not what about:
+            # the wool programme's line answers "how long does the wool programme take?"
+            # better than the cottons' line that gives a duration.
+            total -= given.get(w, 1.0)
+        elif key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
             found += given.get(w, 1.0)
         elif any(alt <= have for alt in alternatives.get(key, ())) or misspelt_in(key, have):
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
@@ -221,7 +239,7 @@ def word_coverage(
             found += CONTEXT_SHARE * given.get(w, 1.0)
         elif any(alt <= have | around for alt in alternatives.get(key, ())):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
-    return found / total if total else 0.0
+    return found / total if total > 0 else 0.0
 
 
 _MONTHS = (
@@ -260,6 +278,8 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 # What a "when"/"how long" question calls the fact it asks for ("when is recycling
 # day?"): a text that gives a day or a time says these words.
 _KIND_WORDS = frozenset({"day", "days", "date", "time"})
+_HOW_KIND = re.compile(r"\s*how (?:long|often|frequently)\b", re.IGNORECASE)
+_HOW_WORDS = frozenset({"long", "often", "frequently"})
 
 
 def gives_what_is_asked(question: str, *texts: str) -> bool:

@@ -32,8 +32,9 @@ def fts_query(text: str, extra: Sequence[str] = ()) -> str | None:
 
     Each token is double-quoted, so ``title:x``, ``a AND b``, ``auth*`` and stray
     quotes are plain words and never a syntax error. Words are OR-ed; BM25 ranks
-    passages that contain more of them higher. ``extra`` words (synonyms, spellings
-    the index holds) are OR-ed after the question's own.
+    passages that contain more of them higher. ``extra`` words or phrases (synonyms,
+    spellings the index holds) are OR-ed after the question's own; a phrase matches
+    only its words in order.
     """
     tokens = query_tokens(text)
     if not tokens:

@@ -153,7 +153,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("service", "servicing", "serviced", "maintenance", "check-up", "checkup", "tune-up"),
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),
-    ("reset", "restart", "reboot", "power cycle"),
+    ("reset", "reboot", "power cycle"),
     ("error", "fault", "error code", "fault code", "warning code"),
     ("frozen", "freeze", "freezes", "freezing", "iced up", "icy"),
     ("replace", "replacing", "replacement", "swap", "change", "renew"),

@@ -182,9 +182,14 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         and not one_per_line
         and scores[best - 1] >= scores[best] / 2 > 0
         and len(units[best - 1]) + len(units[best]) < QUOTE_MAX
+        and relevance.word_coverage(question, weights, units[best - 1], units[best])
+        > scores[best] + relevance.word_coverage(question, weights, units[best - 1]) / 2
     ):
-        # The sentence before says as much of what was asked: one statement in two
-        # sentences ("The sealed battery lasts ten years. Replace the whole alarm by …").
+        # The sentence before says the part of the question this one does not: one answer
+        # in two sentences ("The sealed battery lasts ten years. Replace the whole alarm
+        # by …" for "do I need to change the battery in the alarm?"). A sentence before
+        # about the same words is a neighbouring fact ("Liquid detergent goes in the left
+        # compartment." before the softener's compartment) and stays out.
         start = best - 1
     picked = units[start : best + 1]
     length = sum(len(u) + 1 for u in picked)
