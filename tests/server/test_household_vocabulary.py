@@ -13,7 +13,7 @@ from typing import Any
 
 from mnemolis.knowledge import relevance
 from mnemolis.router.condition_parser import parse_condition
-from mnemolis.sources.rag import quote
+from mnemolis.sources.rag import named_in_heading, quote
 
 from .knowledge_helpers import ask, household_client
 
@@ -196,3 +196,26 @@ def test_a_neighbouring_fact_before_the_answer_stays_out() -> None:
     )
     said = quote("which compartment is for softener?", {}, "Detergent", text)
     assert said.startswith("The fabric softener"), said
+
+
+def test_the_model_named_in_a_heading_answers_what_model() -> None:
+    """A note titled "Washing machine (Miele WWD 120)" never repeats the model below it."""
+    heading = "washing machine > Washing machine (Miele WWD 120) > Programmes"
+    wool = "- Wool: hand-wash wool, cold or 30 °C"
+    assert named_in_heading("what make is the washing machine", heading, wool) == (
+        "Washing machine (Miele WWD 120)"
+    )
+    # The passage names a model itself: it answers; other questions never get the heading.
+    record = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G"
+    assert named_in_heading("what model is the dishwasher", "WARRANTY RECORD", record) == ""
+    assert named_in_heading("how long does the wool programme take", heading, wool) == ""
+
+
+def test_drops_too_low_is_below() -> None:
+    """ "what happens if the pressure drops too low?" is answered by "Below 0.5 bar …"."""
+    question = "what happens if the boiler pressure drops too low?"
+    below = "Below 0.5 bar the boiler shuts down to protect itself. The pressure gauge reads 1 bar."
+    fault = "Code: F22 | Meaning: Low water pressure"
+    assert relevance.word_coverage(question, None, below) > relevance.word_coverage(
+        question, None, fault
+    )

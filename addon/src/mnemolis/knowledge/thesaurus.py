@@ -159,6 +159,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("replace", "replacing", "replacement", "swap", "change", "renew"),
     ("test", "testing", "check", "checking"),
     ("noise", "noisy", "loud", "racket"),
+    ("too low", "drops", "drop", "falls", "fall below", "below", "less than"),
+    ("too high", "rises", "goes up", "above", "more than", "over"),
     ("late", "at night", "night", "after 10", "after ten", "evening"),
     ("weekdays", "monday to friday", "working days", "workdays"),
     ("weekend", "weekends", "saturday and sunday"),

@@ -211,6 +211,25 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     return clip(" ".join(picked), QUOTE_MAX)
 
 
+_ASKS_MODEL = re.compile(r"\b(?:make|model|brand|manufacturer|type)\b", re.IGNORECASE)
+# A model name: "WWD 120", "SMS4HVI33G", "SA-10" (capitals and digits, four or more).
+_MODEL_NAME = re.compile(
+    r"\b[A-Z]{2,}[A-Z0-9-]* \d+\b|\b(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z0-9][A-Z0-9-]{3,}\b"
+)
+
+
+def named_in_heading(question: str, heading: str, content: str) -> str:
+    """For "what make/model is …?", the heading that names the model when the passage
+    under it does not: "Washing machine (Miele WWD 120)" heads a note whose paragraphs
+    never repeat it. Empty otherwise."""
+    if not _ASKS_MODEL.search(question) or _MODEL_NAME.search(content):
+        return ""
+    for part in reversed(heading.split(" > ")):
+        if _MODEL_NAME.search(part):
+            return part.strip()
+    return ""
+
+
 _RECORD_LINE = re.compile(r"(?:[-*+\u2022]\s+)?([^\s:|][^:\n|]{0,40}):\s+(\S[^\n|]*)")
 
 
@@ -365,7 +384,9 @@ class RagSource(Source):
             return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
         score = match.value
         title = Path(best.hit.path).name + (f" — {best.hit.heading}" if best.hit.heading else "")
-        said = quote(question, weights, best.hit.heading, best.hit.content)
+        said = named_in_heading(question, best.hit.heading, best.hit.content) or quote(
+            question, weights, best.hit.heading, best.hit.content
+        )
         evidence = Evidence(
             source=self.name,
             title=f"{best.db}: {title}",
