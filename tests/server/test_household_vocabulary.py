@@ -219,3 +219,31 @@ def test_drops_too_low_is_below() -> None:
     assert relevance.word_coverage(question, None, below) > relevance.word_coverage(
         question, None, fault
     )
+
+
+def test_which_bin_on_which_day_reads_every_bin() -> None:
+    """A question about every item of a kind gets every line of the note that says one,
+    as one sentence (the spoken form reads two sentences at most)."""
+    bins = (
+        "The general waste (black bin) is collected every Tuesday morning.\n"
+        "Recycling (blue bin) goes out every other Friday.\n"
+        "Garden waste (green bin) is collected on the first Monday of the month.\n"
+    )
+    said = quote("which bin goes out on which day", {}, "Bins", bins)
+    assert all(day in said for day in ("Tuesday", "Friday", "first Monday")), said
+    assert said.count(".") == 1, said
+    # One bin asked about: one line.
+    said = quote("when does the recycling go out?", {}, "Bins", bins)
+    assert "Friday" in said and "Tuesday" not in said, said
+
+
+async def test_why_is_answered_by_what_it_means(make_client: Client, tmp_path: Path) -> None:
+    """ "Why is it beeping?" is the chirp's meaning, not the test button's beep."""
+    guide = (
+        "# Smoke alarm\n\n## Testing\n\nPress the test button once a week. The alarm sounds a "
+        "loud beep.\n\n## Chirping\n\nA single chirp every 40 seconds means the alarm has "
+        "reached the end of its life.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"smoke-alarm.md": guide})
+    body = await ask(client, "why is the smoke detector beeping every minute")
+    assert "end of its life" in body["spoken"], body

@@ -265,6 +265,13 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(r"\d|\b(?:one|two|three|four|five|six|ten|half|quarter|handful)\b", re.I),
     ),
     (
+        re.compile(r"\s*why\b", re.I),
+        re.compile(
+            r"\b(?:means?|meaning|because|due to|caused by|so that|to protect|the reason)\b",
+            re.I,
+        ),
+    ),
+    (
         re.compile(r"\s*(?:when|what time|what day|what date|by when|until when)\b", re.I),
         re.compile(
             rf"\b(?:{_MONTHS}|{_DAYS}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}} ?(?:am|pm)"

@@ -39,6 +39,8 @@ STEPS_MAX = 900  # numbered steps up to this long answer "how do I …?" whole
 CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
+GIVES_WEIGHT = 1.1  # "why …?" is answered best by what a thing means or is caused by
+_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
 _HOW = re.compile(r"\s*how (?:do|can|should|would|could) (?:i|we|you)\b", re.IGNORECASE)
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
@@ -126,6 +128,12 @@ def _units(text: str) -> list[str]:
     return out
 
 
+# A question asking for every item of a kind: "which bin goes out on which day?",
+# "what are the bin days?", "list the …".
+_ASKS_ALL = re.compile(
+    r"\bwhich\b.+\bwhich\b|\b(?:all|each of) the\b|\blist\b|^\s*what are (?:the|our)\b",
+    re.IGNORECASE,
+)
 _BULLET_MARK = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 # A sentence opening with one of these leans on the one before ("If it still will not
 # open, …" after "The door stays locked for two minutes."): quoted with it.
@@ -175,6 +183,12 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     # does not yet say what was asked and that line does.
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     one_per_line = len(lines) > 1 and all(ENDS_SENTENCE.search(line) for line in lines)
+    if one_per_line and _ASKS_ALL.search(question):
+        # "Which bin goes out on which day?": every line that says part of it, as one
+        # sentence (the spoken form reads two sentences at most).
+        every = [u.rstrip(" .") for u, score in zip(units, scores, strict=True) if score > 0]
+        if len(every) > 1 and sum(len(u) + 2 for u in every) <= QUOTE_MAX:
+            return "; ".join(every) + "."
     start = best - 1 if best > 0 and _leans_back(units[best]) else best
     if (
         start == best
@@ -294,6 +308,7 @@ async def relevant_passages(
     )
     model = store.model_embedder()
     how = _HOW.match(question) is not None
+    why = _WHY.match(question) is not None
     files = {Path(p.hit.path).name for p in passages}
     context, aside = _known_records(question, passages)
     scored = []
@@ -313,6 +328,8 @@ async def relevant_passages(
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
             weight = 1.0
+            if why and relevance.gives_what_is_asked(question, said):
+                weight = GIVES_WEIGHT  # "why …?" is answered by what it means or causes
             if how and _STEPS.search(p.hit.content):
                 weight = STEPS_WEIGHT  # "how do I …?": steps or the command to run
             elif p.hit.content.startswith("```"):
