@@ -247,3 +247,18 @@ async def test_why_is_answered_by_what_it_means(make_client: Client, tmp_path: P
     client = await household_client(make_client, tmp_path / "roots", {"smoke-alarm.md": guide})
     body = await ask(client, "why is the smoke detector beeping every minute")
     assert "end of its life" in body["spoken"], body
+
+
+async def test_parts_answered_by_one_passage_say_it_once(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Two parts of one question answered by the same line read it once; a condition on
+    home states nobody can check (no Home Assistant) is part of the question instead."""
+    client = await household(make_client, tmp_path)
+    body = await ask(client, "where is the stopcock and where can I turn off the water")
+    assert body["spoken"].count("under the kitchen sink") == 1, body
+    assert body["result"].count("under the kitchen sink") == 1, body
+    question = "who do I call if the dishwasher breaks down?"
+    body = await ask(client, question)
+    assert body["condition"] is None, body
+    assert [p["query"] for p in body["parts"]] == [question.rstrip("?")], body

@@ -177,7 +177,7 @@ _FUNCTION = (
     "beside besides between beyond during except inside near onto outside over since "
     "through throughout toward towards under underneath until upon within without "
     "already also again actually currently even ever just only quite really still too very yet "
-    "rather than instead ourselves myself yourself yourselves themselves"
+    "rather than instead ourselves myself yourself yourselves themselves here"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the

@@ -53,7 +53,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("router", "modem", "hub"),
     ("phone", "telephone", "phone number", "tel", "mobile", "cell", "cellphone", "ring", "call"),
     # --- the house ------------------------------------------------------------------
-    ("address", "road", "street", "avenue", "lane", "postcode", "post code", "zip code",
+    ("address", "road", "street", "avenue", "lane",
      "where we live", "where do we live", "house number"),
     ("neighbour", "neighbor", "neighbours", "neighbors", "next door", "next-door"),
     ("garden", "yard", "backyard", "back garden"),

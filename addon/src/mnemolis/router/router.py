@@ -420,6 +420,15 @@ class Router:
         condition = parse_condition(text)
         if condition is not None and condition.kind == "forecast":
             condition = self._home_condition(condition)
+        if (
+            condition is not None
+            and condition.kind in ("ha", "uptime")
+            and not self._configured(condition.kind)
+        ):
+            # No home or monitor states to check "if the dishwasher needs repairing" or
+            # "if it breaks down" against: the question is asked whole, as the manuals
+            # and memories can answer it ("who do I call if the dishwasher breaks down?").
+            condition = None
         body = condition.consequent if condition is not None else text
         if source == "fusion":
             names = list(fusion_sources or [])
@@ -786,16 +795,21 @@ class Router:
                 if key not in seen:
                     seen.add(key)
                     citations.append(c)
-        body = "\n\n".join(o.text for o in outcomes)
+        # Two parts answered by the same passage say it once ("what washing machine have
+        # we got and when did we buy it?"); a part nothing answered is not read out
+        # before the parts that were.
+        texts = list(dict.fromkeys(o.text for o in outcomes))
+        body = "\n\n".join(texts)
         result = f"{lead}\n\n{body}" if lead else body
         said = (
             _spoken_condition(plan.condition.text, condition.verdict)
             if condition and plan.condition
             else ""
         )
-        spoken_bits = ([said] if said else []) + [
-            spoken_form(o.text, 1 if len(outcomes) > 1 or said else 2) for o in outcomes
-        ]
+        heard = list(dict.fromkeys(o.text for o in answered)) or texts
+        spoken_bits = ([said] if said else []) + list(
+            dict.fromkeys(spoken_form(t, 1 if len(outcomes) > 1 or said else 2) for t in heard)
+        )
         return SearchResult(
             query=req.query,
             result=result,

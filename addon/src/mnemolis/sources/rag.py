@@ -41,7 +41,11 @@ POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the 
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 GIVES_WEIGHT = 1.1  # "why …?" is answered best by what a thing means or is caused by
 _WHY = re.compile(r"\s*why\b", re.IGNORECASE)
-_HOW = re.compile(r"\s*how (?:do|can|should|would|could) (?:i|we|you)\b", re.IGNORECASE)
+_HOW = re.compile(
+    r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*how (?:do|can|should|would|could) "
+    r"(?:i|we|you)\b",
+    re.IGNORECASE,
+)
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
@@ -131,7 +135,8 @@ def _units(text: str) -> list[str]:
 # A question asking for every item of a kind: "which bin goes out on which day?",
 # "what are the bin days?", "list the …".
 _ASKS_ALL = re.compile(
-    r"\bwhich\b.+\bwhich\b|\b(?:all|each of) the\b|\blist\b|^\s*what are (?:the|our)\b",
+    r"\bwhich\b.+\bwhich\b|\b(?:all|each of) the\b|\blist\b|^\s*what are (?:the|our)\b"
+    r"|\bsame \w+ as\b|\bboth\b|\bdifference between\b",  # a comparison needs both lines
     re.IGNORECASE,
 )
 _BULLET_MARK = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
