@@ -262,3 +262,21 @@ async def test_parts_answered_by_one_passage_say_it_once(
     body = await ask(client, question)
     assert body["condition"] is None, body
     assert [p["query"] for p in body["parts"]] == [question.rstrip("?")], body
+
+
+def test_a_code_outweighs_the_words_around_it() -> None:
+    """ "The display is showing F75, is that something I can fix?" is the F75 row's."""
+    counts = {"boiler": 8, "display": 1, "showing": 1, "f75": 1, "fix": 0}
+    weights = relevance.idf_weights(
+        relevance.content_words("The boiler display is showing F75, is that something I can fix?"),
+        lambda words: ({w: counts.get(w, 0) for w in words}, 30),
+    )
+    assert weights["something"] == 0.0  # says nothing about the boiler
+    assert weights["f75"] == 2 * weights["display"]
+    question = "The boiler display is showing F75, is that something I can fix?"
+    row = "Code: F75 | Meaning: Pressure sensor fault | What to do: Call an engineer."
+    reset = "If the display shows a flashing fault code, press and hold the reset button."
+    # As much as "display" and "showing" together: the model's meaning then decides.
+    assert relevance.word_coverage(question, weights, row) >= relevance.word_coverage(
+        question, weights, reset
+    )

@@ -177,7 +177,8 @@ _FUNCTION = (
     "beside besides between beyond during except inside near onto outside over since "
     "through throughout toward towards under underneath until upon within without "
     "already also again actually currently even ever just only quite really still too very yet "
-    "rather than instead ourselves myself yourself yourselves themselves here"
+    "rather than instead ourselves myself yourself yourselves themselves here "
+    "something anything everything nothing someone anyone everyone somebody anybody"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
@@ -190,7 +191,7 @@ FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
 def idf_weights(
     words: Iterable[str], doc_freq: Callable[[list[str]], tuple[Mapping[str, int], int]]
 ) -> dict[str, float]:
-    """log(1 + N / (1 + df)) per word (function words a quarter of it); ``doc_freq``
+    """log(1 + N / (1 + df)) per word (function words none of it, codes twice); ``doc_freq``
     gives df per word and N."""
     wanted = list(dict.fromkeys(words))
     if not wanted:
@@ -198,9 +199,15 @@ def idf_weights(
     freq, total = doc_freq(wanted)
     return {
         w: math.log1p(max(total, 1) / (1 + freq.get(w, 0)))
-        * (FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0)
+        * (FUNCTION_SHARE if w in FUNCTION_WORDS else CODE_BOOST if _CODE.fullmatch(w) else 1.0)
         for w in wanted
     }
+
+
+# A code or model number ("F75", "SMS4HVI33G") names exactly one thing: in "the display
+# shows F75, is that something I can fix?" it outweighs the words around it.
+_CODE = re.compile(r"(?=\w*\d)(?=\w*[^\W\d])\w{2,}")
+CODE_BOOST = 2.0
 
 
 # A word found only in the file's name (which heads every chunk of the file, e.g.
