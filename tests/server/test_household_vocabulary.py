@@ -280,3 +280,18 @@ def test_a_code_outweighs_the_words_around_it() -> None:
     assert relevance.word_coverage(question, weights, row) >= relevance.word_coverage(
         question, weights, reset
     )
+
+
+def test_an_instruction_is_a_how_to() -> None:
+    """ "remove a folder from Mnemolis" asks for the steps, like "how do I remove …?"."""
+    from mnemolis.sources.rag import _HOW
+
+    for question in (
+        "how do I remove a folder?",
+        "hey, how do I get mnemolis to remember something",
+        "remove a folder from mnemolis",
+        "top up the boiler pressure",
+    ):
+        assert _HOW.match(question), question
+    for question in ("removed items", "what does the reset button do?", "where is the stopcock?"):
+        assert not _HOW.match(question), question

@@ -41,9 +41,12 @@ POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the 
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 GIVES_WEIGHT = 1.1  # "why …?" is answered best by what a thing means or is caused by
 _WHY = re.compile(r"\s*why\b", re.IGNORECASE)
+# "How do I …?", and the same asked as an instruction: "remove a folder from Mnemolis".
 _HOW = re.compile(
-    r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*how (?:do|can|should|would|could) "
-    r"(?:i|we|you)\b",
+    r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*(?:how (?:do|can|should|would|could) "
+    r"(?:i|we|you)\b|(?:add|remove|delete|connect|install|uninstall|set up|reset|register"
+    r"|reindex|configure|update|upgrade|enable|disable|clean|top up|drain|bleed|unblock)"
+    r"\s+(?:a|an|the|my|our|this|it|\w+)\b)",
     re.IGNORECASE,
 )
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
