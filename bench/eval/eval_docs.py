@@ -22,10 +22,12 @@ fixed in the data files; only the held-out score is printed for it), and exits 1
 when the held-out half misses a bar: for the corpus the issue's (recall@5 ≥ 0.90,
 MRR@10 ≥ 0.80, +0.08 recall@5 over bare FTS5), for the household answers the
 figure reached with a margin (``ANSWER_THRESHOLD``; the goal, 0.95, is printed
-beside it). ``--dev`` asks the tune half only and prints no held-out score.
+beside it). ``--dev`` asks the tune half and the dev questions of
+docs/household-dev.yaml (written blind to the documents by two other writers, for
+finding failures) and prints no held-out score.
 
     .venv/server/bin/python bench/eval/eval_docs.py [--part corpus|household]
-        [--no-model] [--failures tune|none] [--keep DIR]
+        [--no-model] [--dev] [--failures tune|none] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -66,9 +68,10 @@ RECALL_BAR = 0.90
 MRR_BAR = 0.80
 OVER_BASELINE = 0.08
 ANSWER_BAR = 0.95  # the issue's goal for household answers, printed beside the figure
-# What the held-out household half honestly reaches (0.84 of 52 on 2026-12-01), with a margin:
-# the exit code guards against regressions; docs/benchmarks.md says where it falls short.
-ANSWER_THRESHOLD = 0.80
+# What the held-out household half honestly reaches (0.913 of 52 on 2026-12-02), with a
+# margin of three answers: the exit code guards against regressions; docs/benchmarks.md
+# says where it falls short of the goal.
+ANSWER_THRESHOLD = 0.88
 THREADS = 1
 _WORD = re.compile(r"\w+", re.UNICODE)
 
