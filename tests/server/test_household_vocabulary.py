@@ -209,6 +209,9 @@ def test_the_model_named_in_a_heading_answers_what_model() -> None:
     record = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G"
     assert named_in_heading("what model is the dishwasher", "WARRANTY RECORD", record) == ""
     assert named_in_heading("how long does the wool programme take", heading, wool) == ""
+    assert named_in_heading("what washing machine do we have?", heading, wool) == (
+        "Washing machine (Miele WWD 120)"
+    )
 
 
 def test_drops_too_low_is_below() -> None:

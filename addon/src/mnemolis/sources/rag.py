@@ -233,7 +233,12 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     return clip(" ".join(picked), QUOTE_MAX)
 
 
-_ASKS_MODEL = re.compile(r"\b(?:make|model|brand|manufacturer|type)\b", re.IGNORECASE)
+# "What make/model is …?", and "what washing machine do we have?" asked the same way.
+_ASKS_MODEL = re.compile(
+    r"\b(?:make|model|brand|manufacturer|type)\b"
+    r"|^\s*(?:what|which) [\w\s]{1,30}?(?:do (?:we|i|you) have|have (?:we|i) got)\b",
+    re.IGNORECASE,
+)
 # A model name: "WWD 120", "SMS4HVI33G", "SA-10" (capitals and digits, four or more).
 _MODEL_NAME = re.compile(
     r"\b[A-Z]{2,}[A-Z0-9-]* \d+\b|\b(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z0-9][A-Z0-9-]{3,}\b"
