@@ -298,3 +298,17 @@ def test_an_instruction_is_a_how_to() -> None:
         assert _HOW.match(question), question
     for question in ("removed items", "what does the reset button do?", "where is the stopcock?"):
         assert not _HOW.match(question), question
+
+
+async def test_a_monitor_word_without_monitors_still_reaches_the_manuals(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "down" is the uptime monitors' word; with none configured the notes answer."""
+    pressure = (
+        "Topping up the pressure\n"
+        "Open the filling loop under the boiler until the gauge reads 1.2 bar.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"boiler.txt": pressure})
+    body = await ask(client, "the gauge is down below 1, how do I top the boiler pressure back up?")
+    assert "not configured" not in body["result"], body
+    assert "filling loop" in body["spoken"], body

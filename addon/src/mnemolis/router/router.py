@@ -244,15 +244,23 @@ class Router:
         )
 
     def _route_out(self, strong: list[str], sc: Scores) -> tuple[list[str], str]:
-        """Drop Home Assistant when it is not configured and no live name of it was said.
+        """Drop Home Assistant and the uptime monitors when they are not configured and no
+        live name of theirs was said.
 
-        Words like "dishwasher", "boiler" or "home" point at HA; without HA the
-        answer may still be in the manuals or memories, and "ha is not configured"
-        must not be the final word while they could answer.
+        Words like "dishwasher", "boiler" or "home" point at HA, "down" at the monitors
+        ("the gauge is down below 1, how do I top the pressure up?"); without them the
+        answer may still be in the manuals or memories, and "… is not configured" must
+        not be the final word while they could answer.
         """
-        if "ha" not in strong or self._configured("ha") or sc.names.get("ha"):
+        gone = [
+            s
+            for s in strong
+            if s in _HOME_STATES and not self._configured(s) and not sc.names.get(s)
+        ]
+        if not gone:
             return strong, ""
-        return [s for s in strong if s != "ha"], " (ha is not configured: routed to the others)"
+        notes = "; ".join(f"{s} is not configured" for s in gone)
+        return [s for s in strong if s not in gone], f" ({notes}: routed to the others)"
 
     def _rank(self, query: str, candidates: list[str]) -> Ranking:
         """Similarity ranking: words when they are sure, else the embedding model, else words.
@@ -826,6 +834,8 @@ class Router:
         )
 
 
+# Sources of the home's own live states, whose words are everyday household words.
+_HOME_STATES = ("ha", "uptime")
 WEAK_AGREEMENT = 0.5  # a table score this low still counts when similarity agrees with it
 
 
