@@ -312,3 +312,14 @@ async def test_a_monitor_word_without_monitors_still_reaches_the_manuals(
     body = await ask(client, "the gauge is down below 1, how do I top the boiler pressure back up?")
     assert "not configured" not in body["result"], body
     assert "filling loop" in body["spoken"], body
+
+
+def test_why_the_person_asks_weighs_less_than_what_they_ask() -> None:
+    """ "what's the address here I need to tell the taxi": the taxi is not in the notes."""
+    question = "what's the address here I need to tell the taxi"
+    title = "House notes - 14 Elm Road"
+    assert relevance.word_coverage(question, None, title) >= relevance.ANSWERS
+    # A question that is itself "do I need to …?" keeps every word.
+    battery = "The sealed battery lasts ten years."
+    assert relevance.word_coverage("do I need to change the battery", None, battery) < 1.0
+    assert relevance.word_coverage("do I need to change the battery", None, battery) >= 0.5

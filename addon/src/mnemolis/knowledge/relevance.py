@@ -140,6 +140,26 @@ def synonym_words(question: str, word: str | None = None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for ws in spelled.values() for w in ws))
 
 
+# "What's the address here? I need to tell the taxi": why the person asks, after the
+# question itself, says less about which passage answers than the question does.
+_PURPOSE = re.compile(
+    r"(?:[,.;!?]\s*|\s)(?:(?:because|as|since|so that|so)\s+)?(?:i|we)(?:'ve| have)?"
+    r"\s+(?:need|have|want|got|must)\s+to\b(?P<tail>.*)$",
+    re.IGNORECASE,
+)
+PURPOSE_SHARE = 0.25
+
+
+@functools.lru_cache(maxsize=512)
+def _purpose_words(question: str) -> frozenset[str]:
+    """Content words of a trailing "I need to …" clause, when a question comes before it."""
+    m = _PURPOSE.search(question)
+    head = {w for w in content_words(question[: m.start()]) if w not in STOPWORDS} if m else set()
+    if m is None or not head:
+        return frozenset()
+    return frozenset(w for w in content_words(m.group("tail")) if w not in head)
+
+
 TYPO_MIN = 5  # stems shorter than this are never read as a misspelling of another word
 
 
@@ -230,6 +250,10 @@ def word_coverage(
     given = weights or {w: FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0 for w in wanted}
     total = sum(given.get(w, 1.0) for w in wanted)
     alternatives = synonyms(question)
+    aside = _purpose_words(question)
+    if aside:
+        given = {w: v * PURPOSE_SHARE if w in aside else v for w, v in given.items()}
+        total = sum(given.get(w, 1.0) for w in wanted)
     found = 0.0
     for w in wanted:
         key = stem(w)
