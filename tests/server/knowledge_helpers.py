@@ -26,6 +26,45 @@ def store_of(client: Any) -> KnowledgeStore:
     return store
 
 
+# One household's plain-text notes and warranty record, as the household tests ask them.
+HOUSE_NOTES = """House notes - 14 Elm Road
+
+Wifi
+Network: Meadowlark
+Password: tulip-harbour-42
+
+Bins
+The general waste (black bin) is collected every Tuesday morning.
+Recycling (blue bin) goes out every other Friday.
+Garden waste (green bin) is collected on the first Monday of the month.
+
+Water
+The main stopcock is under the kitchen sink, behind the bleach.
+
+Electricity
+The fuse box is in the garage, left of the door.
+The electricity meter is in the cupboard under the stairs.
+
+Neighbours
+Ruth at number 12 has a spare set of car keys and feeds the cat when we are away.
+"""
+
+WARRANTY = """WARRANTY RECORD
+
+Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G
+Serial number: FD 0123 456789
+Bought: 14 March 2023 at Currys, Leeds
+
+Cover
+Two years of guarantee, extended to five years by registering the dishwasher online.
+The warranty runs out on 14 March 2028.
+
+Claims
+To make a claim, call Bosch customer service on 0344 892 8979 and quote the serial number.
+Repairs under warranty are free; the engineer needs access to the back of the machine.
+"""
+
+
 def write_docs(folder: Path) -> Path:
     """A small household folder: Markdown, HTML and plain text."""
     folder.mkdir(parents=True, exist_ok=True)

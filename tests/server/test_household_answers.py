@@ -12,23 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .knowledge_helpers import ask, household_client, store_of
+from .knowledge_helpers import HOUSE_NOTES, ask, household_client, store_of
 
 Client = Callable[..., Any]
 
-HOUSE_NOTES = """House notes - 14 Elm Road
-
-Wifi
-Network: Meadowlark
-Password: tulip-harbour-42
-
-Bins
-The general waste (black bin) is collected every Tuesday morning.
-Recycling (blue bin) goes out every other Friday.
-
-Neighbours
-Ruth at number 12 has a spare set of car keys and feeds the cat when we are away.
-"""
 
 BOILER = (
     "<html><head><title>Heatmaster 30i</title></head><body><main><h1>Heatmaster 30i</h1>"

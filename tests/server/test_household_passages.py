@@ -19,29 +19,12 @@ from mnemolis.knowledge import relevance
 from mnemolis.knowledge.chunking import chunk_sections
 from mnemolis.knowledge.parsing import parse_document
 
-from .knowledge_helpers import ask, household_client
+from .knowledge_helpers import HOUSE_NOTES, ask, household_client
 
 Client = Callable[..., Any]
 
-NOTES = """House notes
 
-Wifi
-Network: Meadowlark
-Password: tulip-harbour-42
-
-Bins
-The general waste (black bin) is collected every Tuesday morning.
-Recycling (blue bin) goes out every other Friday.
-Garden waste (green bin) is collected on the first Monday of the month.
-
-Electricity
-The fuse box is in the garage, left of the door.
-The electricity meter is in the cupboard under the stairs.
-
-Neighbours
-Ruth at number 12 has a spare set of car keys and feeds the cat when we are away.
-"""
-
+# The cover and claims only: no record line says "dishwasher" beside the warranty.
 WARRANTY = """Cover
 Two years of guarantee, extended to five years by registering the dishwasher online.
 The warranty runs out on 14 March 2028.
@@ -80,7 +63,7 @@ async def household(make_client: Client, tmp_path: Path) -> Any:
         make_client,
         tmp_path / "roots",
         {
-            "house-notes.txt": NOTES,
+            "house-notes.txt": HOUSE_NOTES,
             "dishwasher-warranty.txt": WARRANTY,
             "washing-machine.md": WASHER,
             "boiler-manual.html": BOILER,

@@ -15,36 +15,10 @@ from mnemolis.knowledge import relevance
 from mnemolis.router.condition_parser import parse_condition
 from mnemolis.sources.rag import named_in_heading, quote
 
-from .knowledge_helpers import ask, household_client
+from .knowledge_helpers import HOUSE_NOTES, WARRANTY, ask, household_client
 
 Client = Callable[..., Any]
 
-HOUSE_NOTES = """House notes - 14 Elm Road
-
-Wifi
-Network: Meadowlark
-Password: tulip-harbour-42
-
-Bins
-The general waste (black bin) is collected every Tuesday morning.
-Recycling (blue bin) goes out every other Friday.
-
-Water
-The main stopcock is under the kitchen sink, behind the bleach.
-
-Electricity
-The fuse box is in the garage, left of the door.
-"""
-
-WARRANTY = """WARRANTY RECORD
-
-Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G
-Serial number: FD 0123 456789
-Bought: 14 March 2023 at Currys, Leeds
-
-Claims
-To make a claim, call Bosch customer service on 0344 892 8979 and quote the serial number.
-"""
 
 BOILER = (
     "<html><body><main><h1>Heatmaster 30i</h1><h2>Hot water only</h2><p>To keep hot water "
@@ -65,33 +39,41 @@ async def household(make_client: Client, tmp_path: Path) -> Any:
     )
 
 
-async def test_household_words_find_the_notes_words(make_client: Client, tmp_path: Path) -> None:
-    """ "turn off the water" is the stopcock, "consumer unit" the fuse box, "internet" the wifi."""
-    client = await household(make_client, tmp_path)
-    cases = {
-        "where can I turn off the water?": "under the kitchen sink",
-        "the power's tripped, where's the consumer unit": "in the garage",
-        "what's our address?": "14 Elm Road",
-        "when did we buy the dishwasher": "14 March 2023",
-        "dishwasher warranty phone number": "0344 892 8979",
-    }
+async def answers_say(client: Any, cases: dict[str, str]) -> None:
+    """Each question's answer, read and spoken, says its fact and not the wifi password."""
     for question, answer in cases.items():
         body = await ask(client, question)
         assert answer in body["result"] and answer in body["spoken"], (question, body)
-        assert "tulip-harbour-42" not in body["spoken"], (question, body)
+        if answer != "tulip-harbour-42":
+            assert "tulip-harbour-42" not in body["spoken"], (question, body)
+
+
+async def test_household_words_find_the_notes_words(make_client: Client, tmp_path: Path) -> None:
+    """ "turn off the water" is the stopcock, "consumer unit" the fuse box, "internet" the wifi."""
+    client = await household(make_client, tmp_path)
+    await answers_say(
+        client,
+        {
+            "where can I turn off the water?": "under the kitchen sink",
+            "the power's tripped, where's the consumer unit": "in the garage",
+            "what's our address?": "14 Elm Road",
+            "when did we buy the dishwasher": "14 March 2023",
+            "dishwasher warranty phone number": "0344 892 8979",
+        },
+    )
 
 
 async def test_typing_slips_still_find_the_answer(make_client: Client, tmp_path: Path) -> None:
     """One letter added, dropped, changed or two swapped: "pasword", "dishwahser", "recyling"."""
     client = await household(make_client, tmp_path)
-    cases = {
-        "what's our internet pasword": "tulip-harbour-42",
-        "what model is the dishwahser": "SMS4HVI33G",
-        "when is recyling day": "every other Friday",
-    }
-    for question, answer in cases.items():
-        body = await ask(client, question)
-        assert answer in body["spoken"], (question, body)
+    await answers_say(
+        client,
+        {
+            "what's our internet pasword": "tulip-harbour-42",
+            "what model is the dishwahser": "SMS4HVI33G",
+            "when is recyling day": "every other Friday",
+        },
+    )
 
 
 def test_a_slip_is_one_edit_of_a_long_word() -> None:

@@ -732,6 +732,8 @@ class DocumentDatabase:
         if not tokens:
             return []
         stems = self._stems(conn, tokens)
+        if not stems:
+            return []
         marks = ",".join("?" * len(stems))
         known = {
             str(r[0])

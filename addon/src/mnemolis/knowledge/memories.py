@@ -469,6 +469,8 @@ class MemoryStore:
         """BM25 over content and tags; the query is plain words, never syntax."""
         if self.damaged is not None:
             raise Unavailable(self.damage_message())
+        # Every synonym, known words' too: memories are few and short, so a wider query
+        # finds the one that says it in other words without burying the others.
         expr = fts_query(query, relevance.synonym_words(query))
         if expr is None:
             return []

@@ -280,6 +280,7 @@ _MONTHS = (
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?"
 _UNITS = r"seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?"
 _NUMBER = r"\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an"
+ASKS_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
@@ -296,7 +297,7 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(r"\d|\b(?:one|two|three|four|five|six|ten|half|quarter|handful)\b", re.I),
     ),
     (
-        re.compile(r"\s*why\b", re.I),
+        ASKS_WHY,
         re.compile(
             r"\b(?:means?|meaning|because|due to|caused by|so that|to protect|the reason)\b",
             re.I,

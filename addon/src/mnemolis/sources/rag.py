@@ -40,7 +40,6 @@ CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 GIVES_WEIGHT = 1.1  # "why …?" is answered best by what a thing means or is caused by
-_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
 # "How do I …?", and the same asked as an instruction: "remove a folder from Mnemolis".
 _HOW = re.compile(
     r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*(?:how (?:do|can|should|would|could) "
@@ -321,7 +320,7 @@ async def relevant_passages(
     )
     model = store.model_embedder()
     how = _HOW.match(question) is not None
-    why = _WHY.match(question) is not None
+    why = relevance.ASKS_WHY.match(question) is not None
     files = {Path(p.hit.path).name for p in passages}
     context, aside = _known_records(question, passages)
     scored = []
