@@ -130,10 +130,22 @@ async def test_unconfigured_choice_is_skipped_then_default_order() -> None:
 async def test_unconfigured_home_source_says_so() -> None:
     home = make_home()
     home.fakes["forecast"]._configured = False
+    home.fakes["rag"].behaviour = home.fakes["memory"].behaviour = "empty"
     result = await ask(home, "Will it rain tomorrow?")
-    assert statuses(result) == [("forecast", "skipped")]
+    assert statuses(result) == [("forecast", "skipped"), ("rag", "empty"), ("memory", "empty")]
     assert result.source_used == "none"
     assert "forecast is not configured" in result.result
+
+
+async def test_unconfigured_forecast_is_never_the_last_word() -> None:
+    # "Showers" is a weather word, but a house without a forecast source may still
+    # have the boiler manual that answers.
+    home = make_home()
+    home.fakes["forecast"]._configured = False
+    result = await ask(home, "can I turn the radiators off but still have hot water for showers?")
+    assert statuses(result) == [("forecast", "skipped"), ("rag", "ok")]
+    assert result.source_used == "rag" and result.fallback is True
+    assert result.result.startswith("rag answer")
 
 
 async def test_explicit_source_uses_its_chain() -> None:
@@ -681,4 +693,4 @@ def test_route_says_when_the_choice_is_not_configured() -> None:
     assert kiwix["sources"] == ["kiwix"]
     assert kiwix["reason"].endswith("kiwix is not configured (falls back to web)")
     weather = home.core.route("Will it rain tomorrow?")["parts"][0]
-    assert weather["reason"].endswith("forecast is not configured (nothing to fall back to)")
+    assert weather["reason"].endswith("forecast is not configured (falls back to rag → memory)")

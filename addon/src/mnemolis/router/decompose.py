@@ -74,7 +74,21 @@ _SOURCE_WORDS = frozenset(
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a question; abbreviations ("Dr.", "St.") do not end one."""
-    pieces: list[str] = []
+    return [p for p, _ in _sentences(text)]
+
+
+# A sentence telling how things are ("The pressure's dropped since we bled the
+# radiators.") rather than asking: it opens with its subject.
+_TOLD = re.compile(
+    r"(?:i|i'm|i've|i'd|we|we're|we've|we'd|it|it's|its|the|my|our|there|there's|this|that"
+    r"|he|she|they|they're|someone|somebody|everything|nothing)\b",
+    re.IGNORECASE,
+)
+
+
+def _sentences(text: str) -> list[tuple[str, str]]:
+    """(sentence, the mark that ended it: "?", "." …, "" at the end of the text)."""
+    pieces: list[tuple[str, str]] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
         end = m.start()
@@ -83,10 +97,28 @@ def split_sentences(text: str) -> list[str]:
             last = words[-1].lower().rstrip(".") if words else ""
             if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
                 continue
-        pieces.append(text[start:end])
+        pieces.append((text[start:end], m.group().strip()[:1]))
         start = m.end()
-    pieces.append(text[start:])
-    return [p for p in (_clean(p) for p in pieces) if p]
+    pieces.append((text[start:], ""))
+    return [(c, mark) for c, mark in ((_clean(p), mark) for p, mark in pieces) if c]
+
+
+def _told_then_asked(text: str) -> list[str]:
+    """Sentences, a statement joined to the question after it: what the person tells
+    ("The dishwasher's leaking all over the floor.") is the context of what they ask
+    next ("Who do I call?"), not a question of its own."""
+    out: list[str] = []
+    told = ""
+    for sentence, mark in _sentences(text):
+        joined = f"{told} {sentence}" if told else sentence
+        if mark in (".", "!") and _TOLD.match(sentence):
+            told = f"{joined}."
+            continue
+        out.append(joined)
+        told = ""
+    if told:
+        out.append(told.rstrip("."))
+    return out
 
 
 def _clean(piece: str) -> str:
@@ -200,7 +232,7 @@ def _right_clause(right: str) -> str:
 def decompose(question: str, sources_of: SourcesOf) -> list[str]:
     """Independent parts of a question, in order; one part when it is one question."""
     parts: list[str] = []
-    sentences = split_sentences(question)
+    sentences = _told_then_asked(question)
     if len(sentences) > MAX_SENTENCES:
         sentences = [*sentences[: MAX_SENTENCES - 1], " ".join(sentences[MAX_SENTENCES - 1 :])]
     meaningful = [s for s in sentences if _has_content(s)] or sentences

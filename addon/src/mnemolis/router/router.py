@@ -23,7 +23,7 @@ from ..models import (
     SourceAnswer,
     SourceRun,
 )
-from ..sources.base import QueryContext
+from ..sources.base import INSTEAD_OF, QueryContext
 from ..spoken import spoken_form
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
@@ -305,6 +305,10 @@ class Router:
             )
         return ranking
 
+    def _household(self) -> list[str]:
+        """The household's own manuals and memories, where set up: asked when the home is not."""
+        return [n for n in ("rag", "memory") if self._configured(n)]
+
     def _missing(self, names: list[str]) -> str:
         """What the trace should say about chosen sources that are not configured."""
         missing = [n for n in names if not self._configured(n)]
@@ -313,6 +317,8 @@ class Router:
         notes = []
         for name in missing:
             rest = [n for n in self._chain(name)[1:] if self._configured(n)]
+            if not rest and name in HOME_SOURCES:
+                rest = self._household()  # what _run_chain asks when the home says nothing
             then = f"falls back to {' → '.join(rest)}" if rest else "nothing to fall back to"
             notes.append(f"{name} is not configured ({then})")
         return " — " + "; ".join(notes)
@@ -670,12 +676,15 @@ class Router:
             why = f"fallback after {name} ({run.status})"
             if (
                 not queue
-                and name == "ha"
+                and name in HOME_SOURCES
                 and part.mode != "explicit"  # source="ha" asked for HA alone
                 and run.status in ("skipped", "empty")
             ):
-                # Nothing in the home answered: the manuals and memories may.
-                queue = [n for n in ("rag", "memory") if n not in tried and self._configured(n)]
+                # Nothing in the home answered (or its source is not set up: "hot water for
+                # showers" is no forecast question): the manuals and memories may, but
+                # not Mnemolis's own docs ("what's the weather tomorrow?" is not about them).
+                queue = [n for n in self._household() if n not in tried]
+                ctx = dataclasses.replace(ctx, hints={**ctx.hints, INSTEAD_OF: name})
                 continue
             if not queue and not extended and all(r.status == "skipped" for r in runs):
                 extended = True  # nothing chosen is configured: try the default order

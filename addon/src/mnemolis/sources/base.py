@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 
+# A hint the router sets when the household's documents stand in for a home source
+# that is not set up or said nothing (its name: "forecast", "ha").
+INSTEAD_OF = "instead_of"
+
+
 @dataclass(slots=True)
 class QueryContext:
     """What a source may know about the question beyond its text."""
