@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from . import thesaurus
-from .text import STOPWORDS, query_tokens
+from .text import STOPWORDS, joined, query_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # all-MiniLM-L6-v2's cosine for unrelated texts, and for a plain answer to a question.
@@ -34,6 +34,7 @@ SIMILARITY_FULL = 0.75
 ANSWERS = 0.5
 # Below this meaning the model calls a text unrelated: then only words this sure answer.
 UNRELATED = 0.1
+AGREE = 0.4  # words and the model both at least this far also answer: two signals agree
 WORDS_SURE = 0.75
 
 
@@ -76,9 +77,11 @@ _NUMBER_TOKEN = re.compile(r"\d+(?:[.,:]\d+)+")
 def words_of(text: str) -> frozenset[str]:
     """Stems of a text's words, and its numbers whole ("0.5", "6:30") as a question holds
     them (passages come back question after question)."""
-    return frozenset(stem(fold(w)) for w in _WORD.findall(text)) | frozenset(
-        _NUMBER_TOKEN.findall(text)
-    )
+    words = _WORD.findall(text)
+    one = joined(text)
+    if one != text:  # "Wi-Fi" holds "wi", "fi" and "wifi"
+        words += _WORD.findall(one)
+    return frozenset(stem(fold(w)) for w in words) | frozenset(_NUMBER_TOKEN.findall(text))
 
 
 @functools.lru_cache(maxsize=512)
@@ -140,24 +143,62 @@ def synonym_words(question: str, word: str | None = None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for ws in spelled.values() for w in ws))
 
 
-# "What's the address here? I need to tell the taxi": why the person asks, after the
-# question itself, says less about which passage answers than the question does.
+# "What's the address here? I need to tell the taxi", "…, I'm booking a taxi home": why
+# the person asks, after the question itself, says less about which passage answers
+# than the question does.
 _PURPOSE = re.compile(
     r"(?:[,.;!?]\s*|\s)(?:(?:because|as|since|so that|so)\s+)?(?:i|we)(?:'ve| have)?"
-    r"\s+(?:need|have|want|got|must)\s+to\b(?P<tail>.*)$",
+    r"\s+(?:need|have|want|got|must)\s+to\b(?P<tail>.*)$"
+    r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$",
     re.IGNORECASE,
 )
-PURPOSE_SHARE = 0.25
+# "My friend's come round and wants to get on the internet, what's the wifi code?": the
+# situation told before the question, which starts after a break (or, unpunctuated as
+# speech comes, at "how do I …").
+_OPENER = (
+    r"(?:what|what's|whats|which|who|who's|whose|where|where's|wheres|when|when's|whens"
+    r"|how|why|is|are|can|could|should|do|does|did|will|would|has|have|any)\b"
+)
+_ASKED = re.compile(
+    rf"(?:[,;:.!?]|\s[-\u2013\u2014])\s*(?={_OPENER})"
+    r"|\s(?=(?:how|what|where) (?:do|can|should|would) (?:i|we)\b)",
+    re.IGNORECASE,
+)
+LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is the topic
+PURPOSE_SHARE = 0.25  # a word only of why they ask counts this much of its rarity
+LEAD_SHARE = 0.5  # one only of the situation told before the question (it names the topic)
 
 
 @functools.lru_cache(maxsize=512)
-def _purpose_words(question: str) -> frozenset[str]:
-    """Content words of a trailing "I need to …" clause, when a question comes before it."""
-    m = _PURPOSE.search(question)
-    head = {w for w in content_words(question[: m.start()]) if w not in STOPWORDS} if m else set()
-    if m is None or not head:
-        return frozenset()
-    return frozenset(w for w in content_words(m.group("tail")) if w not in head)
+def _aside_words(question: str) -> Mapping[str, float]:
+    """{content word: share} for what surrounds the question itself: the situation told
+    before it, and a trailing "I need to …" clause; words the question says stay whole."""
+    text = question
+    aside: list[tuple[str, float]] = []
+    for cut in reversed(list(_ASKED.finditer(text))):
+        lead, asked = text[: cut.start()], text[cut.end() :]
+        if len(_WORD.findall(lead)) >= LEAD_WORDS and _own_words(asked):
+            aside.append((lead, LEAD_SHARE))
+            text = asked
+        break
+    m = _PURPOSE.search(text)
+    if m is not None:
+        aside.append((m.group("tail") or m.group("doing") or "", PURPOSE_SHARE))
+        text = text[: m.start()]
+    head = _own_words(text)
+    if not head:
+        return {}
+    shares: dict[str, float] = {}
+    for part, share in aside:
+        for w in content_words(part):
+            if w not in head:
+                shares[w] = min(share, shares.get(w, 1.0))
+    return shares
+
+
+def _own_words(text: str) -> set[str]:
+    """The text's content words that are not stop words."""
+    return {w for w in content_words(text) if w not in STOPWORDS}
 
 
 TYPO_MIN = 5  # stems shorter than this are never read as a misspelling of another word
@@ -250,21 +291,26 @@ def word_coverage(
     given = weights or {w: FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0 for w in wanted}
     total = sum(given.get(w, 1.0) for w in wanted)
     alternatives = synonyms(question)
-    aside = _purpose_words(question)
+    aside = _aside_words(question)
     if aside:
-        given = {w: v * PURPOSE_SHARE if w in aside else v for w, v in given.items()}
+        given = {w: v * aside.get(w, 1.0) for w, v in given.items()}
         total = sum(given.get(w, 1.0) for w in wanted)
     found = 0.0
+    frame = _frame_words(question)
     for w in wanted:
         key = stem(w)
-        if key in _HOW_WORDS and _HOW_KIND.match(question):
+        if key in frame:
             # "how long"/"how often" says what kind of fact is asked for, not what about:
             # the wool programme's line answers "how long does the wool programme take?"
             # better than the cottons' line that gives a duration.
             total -= given.get(w, 1.0)
         elif key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
             found += given.get(w, 1.0)
-        elif any(alt <= have for alt in alternatives.get(key, ())) or misspelt_in(key, have):
+        elif (
+            any(alt <= have for alt in alternatives.get(key, ()))
+            or misspelt_in(key, have)
+            or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
+        ):
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif key in around:
             found += CONTEXT_SHARE * given.get(w, 1.0)
@@ -281,6 +327,10 @@ _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|week
 _UNITS = r"seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?"
 _NUMBER = r"\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an"
 ASKS_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
+# "When should we call an engineer?" asks for a circumstance as much as for a time.
+ASKS_WHEN_TO = re.compile(
+    r"\s*(?:at what point|when) (?:should|must|do|would|could|can|ought) (?:i|we|you)\b", re.I
+)
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
@@ -304,6 +354,14 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         ),
     ),
     (
+        ASKS_WHEN_TO,
+        re.compile(
+            rf"\b(?:if|whenever|unless|once|as soon as|{_DAYS}|{_MONTHS}|every|daily|weekly"
+            r"|monthly|yearly|morning|evening|night|before|after)\b",
+            re.I,
+        ),
+    ),
+    (
         re.compile(r"\s*(?:when|what time|what day|what date|by when|until when)\b", re.I),
         re.compile(
             rf"\b(?:{_MONTHS}|{_DAYS}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}} ?(?:am|pm)"
@@ -317,8 +375,17 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 # What a "when"/"how long" question calls the fact it asks for ("when is recycling
 # day?"): a text that gives a day or a time says these words.
 _KIND_WORDS = frozenset({"day", "days", "date", "time"})
-_HOW_KIND = re.compile(r"\s*how (?:long|often|frequently)\b", re.IGNORECASE)
-_HOW_WORDS = frozenset({"long", "often", "frequently"})
+# Words that only say what kind of fact is asked for ("how long", "at what point").
+_FRAMES = (
+    (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
+    (re.compile(r"\s*at what point\b", re.I), {"point"}),
+)
+
+
+@functools.lru_cache(maxsize=512)
+def _frame_words(question: str) -> frozenset[str]:
+    """The question's words that say what kind of fact it asks for, not what about."""
+    return frozenset(w for asks, words in _FRAMES if asks.match(question) for w in words)
 
 
 def gives_what_is_asked(question: str, *texts: str) -> bool:
@@ -363,15 +430,18 @@ class Match:
     words: float
     meaning: float | None = None
     unrelated: bool = False  # the model ranked the text and called it unrelated
+    things: bool = True  # the text says every household thing the question names
 
     @property
     def answers(self) -> bool:
-        """Either signal says the text is about what was asked, and the model, when it
-        ranked the text, does not call it unrelated while the words say little more
-        than enough ("when was the roof last replaced?" shares "last" and "replace"
-        with the smoke alarm's battery line)."""
+        """Either signal says the text is about what was asked, or both nearly do; and
+        the model, when it ranked the text, does not call it unrelated while the words
+        say little more than enough ("when was the roof last replaced?" shares "last"
+        and "replace" with the smoke alarm's battery line)."""
         if self.unrelated and self.words < WORDS_SURE:
             return False
+        if self.things and min(self.words, self.meaning or 0.0) >= AGREE:
+            return True  # never when a thing asked about is missing (the car's *insurance*)
         return max(self.words, self.meaning or 0.0) >= ANSWERS
 
     @property
@@ -391,8 +461,21 @@ def match(
 ) -> Match:
     """Word coverage of the texts (``weak`` ones counting less), plus the model's
     meaning when a real model ranked them."""
+    texts, weak = list(texts), list(weak)
     words = word_coverage(question, weights, *texts, weak=weak)
     if not model:
         return Match(words)
     said = meaning(similarity)
-    return Match(words, said, unrelated=similarity is not None and said < UNRELATED)
+    unrelated = similarity is not None and said < UNRELATED
+    return Match(words, said, unrelated, names_every_thing(question, *texts, *weak))
+
+
+def names_every_thing(question: str, *texts: str) -> bool:
+    """Whether the texts say (or name by a synonym) every thesaurus term the question
+    holds: "when is the car insurance renewal due?" names insurance, which the MOT's
+    line never says."""
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    return all(
+        key in have or any(alt <= have for alt in alts) or misspelt_in(key, have)
+        for key, alts in synonyms(question).items()
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Sequence
 
 from .. import textmatch
@@ -9,20 +10,31 @@ from .. import textmatch
 _STOP = (
     "a an and are as at be but by can could did do does for from had has have how i if in is it "
     "its me my of on or our should so that the their them then there these they this to was we "
-    "were what when where which who why will with would you your"
+    "were what when where which who why will with would you your "
+    "am been being us im whats wheres whens hows whos thats"  # typed without apostrophes
 )
 # What a question says around its subject ("what is X called", "what does X mean").
 _FILLER = "called mean means meaning please tell know need want ok okay much many get got"
 STOPWORDS = frozenset(_STOP.split()) | frozenset(_FILLER.split())
 
 
+# A word written with a hyphen between two short pieces is one word: "wi-fi", "hi-fi".
+_COMPOUND = re.compile(r"\b([^\W\d_]{1,2})-([^\W\d_]{2,3})\b")
+
+
+def joined(text: str) -> str:
+    """The text with short hyphenated compounds written as one word ("wi-fi" → "wifi")."""
+    return _COMPOUND.sub(r"\1\2", text)
+
+
 def query_tokens(text: str) -> list[str]:
     """Lower-cased word tokens, stop words dropped unless nothing else is left.
 
     Contractions are expanded and possessives dropped first (textmatch), so
-    "what's Dave's number?" asks for "dave" and "number", not for an "s".
+    "what's Dave's number?" asks for "dave" and "number", not for an "s"; "wi-fi"
+    asks for "wifi".
     """
-    words = textmatch.words(textmatch.normalize(text))
+    words = textmatch.words(joined(textmatch.normalize(text)))
     kept = [w for w in words if w not in STOPWORDS]
     return list(dict.fromkeys(kept or words))
 

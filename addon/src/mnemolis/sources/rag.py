@@ -24,7 +24,7 @@ from ..knowledge import relevance
 from ..knowledge.chunking import ENDS_SENTENCE, file_title
 from ..knowledge.registry import BUNDLED_NAME
 from ..models import Evidence, SourceAnswer
-from .base import QueryContext, Source, SourceHealth
+from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
 
 if TYPE_CHECKING:
     from ..knowledge.store import KnowledgeStore, Passage
@@ -39,7 +39,8 @@ STEPS_MAX = 900  # numbered steps up to this long answer "how do I …?" whole
 CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
-GIVES_WEIGHT = 1.1  # "why …?" is answered best by what a thing means or is caused by
+GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
+FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
 # "How do I …?", and the same asked as an instruction: "remove a folder from Mnemolis".
 _HOW = re.compile(
     r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*(?:how (?:do|can|should|would|could) "
@@ -48,6 +49,24 @@ _HOW = re.compile(
     r"\s+(?:a|an|the|my|our|this|it|\w+)\b)",
     re.IGNORECASE,
 )
+# The action a "how do I …?" question asks about: its first word after the "how do I".
+_ACTION = re.compile(
+    r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"
+    r"(?:how (?:do|can|should|would|could) (?:i|we|you)\s+)?([a-z]+)",
+    re.IGNORECASE,
+)
+# A sentence that tells what to do: a verb of doing opens it or a clause of it ("If the
+# display shows a code, press and hold …"), as against one that says what then happens.
+_DOING = (
+    "press hold turn switch open close pour call ring contact check run put unscrew screw "
+    "rinse remove replace vacuum clean wipe top set push pull unplug plug wait leave keep use "
+    "add fill drain bleed reset restart select choose have let try take empty lift move "
+    "tighten loosen twist insert connect register send make"
+)
+_INSTRUCTION = re.compile(
+    rf"(?:^|[,;:.]\s+|\bthen\s+)(?:please\s+)?(?:{'|'.join(_DOING.split())})\b", re.IGNORECASE
+)
+_NEGATION = re.compile(r"\b(?:do not|don't|never|stop|avoid)\b", re.IGNORECASE)
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
@@ -66,12 +85,20 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
 
 
 _MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
+# Asked of the assistant itself: "what sources can you look things up in?", "how do I
+# get you to remember something?" (a "you" and one of these words).
+_YOU = frozenset({"you", "your", "yourself"})
+_ITSELF = "source sources remember forget memory memories data stored connect documents folder"
+_ITSELF_STEMS = frozenset(relevance.stem(w) for w in _ITSELF.split())
 
 
 def about_mnemolis(question: str) -> bool:
-    """Whether the question names Mnemolis or one of its own parts."""
+    """Whether the question names Mnemolis or one of its own parts, or asks the
+    assistant about what it does ("where do you keep your data?")."""
     words = relevance.words_of(question.lower().replace("add-on", "addon"))
-    return not words.isdisjoint(_MNEMOLIS_STEMS)
+    if not words.isdisjoint(_MNEMOLIS_STEMS):
+        return True
+    return not words.isdisjoint(_YOU) and not words.isdisjoint(_ITSELF_STEMS)
 
 
 def clip(text: str, limit: int) -> str:
@@ -81,6 +108,12 @@ def clip(text: str, limit: int) -> str:
         return text
     cut = text.rfind(" ", 0, limit)
     return text[: cut if cut > limit // 2 else limit].rstrip() + "…"
+
+
+def standing_in(ctx: QueryContext) -> bool:
+    """Whether the router asks in place of a home source (the forecast, HA): then only
+    the household's own documents answer, never Mnemolis's docs about that source."""
+    return bool(ctx.hints.get(INSTEAD_OF))
 
 
 def knowledge_store(services: Services) -> KnowledgeStore | None:
@@ -185,6 +218,12 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return clip(text, QUOTE_CHARS)
     scores = [relevance.word_coverage(question, weights, u) for u in units]
     best = max(range(len(units)), key=lambda i: (scores[i], -i))
+    if _HOW.match(question):
+        # "How do I reset it?" is answered by what to do ("press and hold the reset button
+        # …"), not by what happens then ("The boiler restarts …") though it says "boiler".
+        doing = [i for i, u in enumerate(units) if scores[i] > 0 and _INSTRUCTION.search(u)]
+        if doing:
+            best = max(doing, key=lambda i: (scores[i], -i))
     # Notes written one statement per line hold one fact per line: the next line is
     # another fact ("Garden waste …" after "Recycling …"), read only when the quote
     # does not yet say what was asked and that line does.
@@ -242,6 +281,67 @@ _ASKS_MODEL = re.compile(
 _MODEL_NAME = re.compile(
     r"\b[A-Z]{2,}[A-Z0-9-]* \d+\b|\b(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z0-9][A-Z0-9-]{3,}\b"
 )
+
+
+def forbids(question: str, text: str) -> bool:
+    """Whether the text tells you not to do what a "how do I …?" question asks how to do:
+    "If it locks out again after two resets, do not keep resetting it" is no way to reset."""
+    action = _ACTION.match(question)
+    if action is None:
+        return False
+    verb = relevance.stem(action.group(1).lower())
+    for said in _NEGATION.finditer(text):
+        after = re.findall(r"[A-Za-z']+", text[said.end() : said.end() + 40])[:3]
+        if any(relevance.stem(w.lower()) == verb for w in after):
+            return True
+    return False
+
+
+# "Which programme takes the longest?": (the kind of figure compared, True for the most).
+_SUPERLATIVES = {
+    "longest": ("time", True), "slowest": ("time", True), "shortest": ("time", False),
+    "quickest": ("time", False), "fastest": ("time", False), "hottest": ("heat", True),
+    "warmest": ("heat", True), "coldest": ("heat", False), "coolest": ("heat", False),
+}  # fmt: skip
+_SUPERLATIVE = re.compile(rf"\b({'|'.join(_SUPERLATIVES)})\b", re.IGNORECASE)
+_MINUTES = {"h": 60.0, "m": 1.0, "s": 1 / 60, "d": 1440.0, "w": 10080.0}  # by first letter
+_DURATION = re.compile(
+    r"\b(\d+(?:[.,]\d+)?)\s*(h|hrs?|hours?|min(?:ute)?s?|s|secs?|seconds?|days?|weeks?)\b",
+    re.IGNORECASE,
+)
+_DEGREES = re.compile(r"(\d+(?:[.,]\d+)?)\s*\u00b0\s*[CF]\b")
+
+
+def figure(kind: str, text: str) -> float | None:
+    """The text's duration in minutes ("3 h 19 min" is 199) or its highest temperature."""
+    if kind == "heat":
+        found = [float(n.replace(",", ".")) for n in _DEGREES.findall(text)]
+        return max(found) if found else None
+    total = sum(
+        float(number.replace(",", ".")) * _MINUTES[unit[0].lower()]
+        for number, unit in _DURATION.findall(text)
+    )
+    return total or None
+
+
+def extreme_sibling(question: str, best: Passage, pool: list[Passage]) -> Passage:
+    """For "which … is the longest/quickest?", the item of the best passage's list whose
+    figure is the extreme one: the words match every programme, the figures decide."""
+    asked = _SUPERLATIVE.search(question)
+    if asked is None:
+        return best
+    kind, most = _SUPERLATIVES[asked.group(1).lower()]
+    key = (best.db, best.hit.path, best.hit.heading)
+    items = [
+        (value, p)
+        for p in pool
+        if (p.db, p.hit.path, p.hit.heading) == key
+        and (value := figure(kind, p.hit.content)) is not None
+    ]
+    if len(items) < 2:
+        return best
+    pick = max if most else min
+    return pick(items, key=lambda t: t[0])[1]
 
 
 def named_in_heading(question: str, heading: str, content: str) -> str:
@@ -320,7 +420,7 @@ async def relevant_passages(
     )
     model = store.model_embedder()
     how = _HOW.match(question) is not None
-    why = relevance.ASKS_WHY.match(question) is not None
+    why = relevance.ASKS_WHY.match(question) or relevance.ASKS_WHEN_TO.match(question)
     files = {Path(p.hit.path).name for p in passages}
     context, aside = _known_records(question, passages)
     scored = []
@@ -342,7 +442,9 @@ async def relevant_passages(
             weight = 1.0
             if why and relevance.gives_what_is_asked(question, said):
                 weight = GIVES_WEIGHT  # "why …?" is answered by what it means or causes
-            if how and _STEPS.search(p.hit.content):
+            if how and forbids(question, said):
+                weight = FORBIDS_WEIGHT  # a warning against it is no way to do it
+            elif how and _STEPS.search(p.hit.content):
                 weight = STEPS_WEIGHT  # "how do I …?": steps or the command to run
             elif p.hit.content.startswith("```"):
                 weight = CODE_WEIGHT
@@ -350,7 +452,14 @@ async def relevant_passages(
                 weight = POINTER_WEIGHT
             scored.append((found, weight * found.value, about, rank, p))
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
-    return [(m, p) for m, _, _, _, p in scored]
+    ranked = [(m, p) for m, _, _, _, p in scored]
+    if ranked:
+        top, best = ranked[0]
+        pick = extreme_sibling(question, best, passages)
+        if pick is not best:
+            # The list answers as its best item did; the figures chose the item.
+            ranked = [(top, pick)] + [(m, p) for m, p in ranked if p is not pick]
+    return ranked
 
 
 class RagSource(Source):
@@ -398,7 +507,7 @@ class RagSource(Source):
         if not found and failed and memory is None:
             # Never an empty answer (that would be cached): the search did not run.
             raise SourceError(f"database(s) {', '.join(failed)} could not be searched")
-        if not found and bundled and not about and memory is None:
+        if not found and bundled and not about and memory is None and not standing_in(ctx):
             # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
             weights = await store.term_weights(question, [BUNDLED_NAME])
             found = await relevant_passages(
