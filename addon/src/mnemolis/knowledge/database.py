@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS file_cuts (
 """
 
 RANK = "bm25(1.0, 2.0)"  # a word in the heading path weighs twice as much as in the text
+# {word: None when known, else the words one typing slip away}
+Spellings = dict[str, list[str] | None]
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
 # Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
 # rebuilt from the files (2: structural chunks, file names in headings, porter stems;
@@ -756,6 +758,51 @@ class DocumentDatabase:
                 )
                 out.extend(str(t) for (t,) in near if relevance.one_edit(s, str(t)))
         return out[:16]
+
+    def spellings(self, words: list[str]) -> Spellings:
+        """For each word: None when the index holds it, else the words it holds one typing
+        slip away ("recyling" → ["recycling"])."""
+
+        def run(conn: sqlite3.Connection) -> Spellings:
+            stems = self._stems(conn, words)
+            out: Spellings = {}
+            for i, word in enumerate(words, start=1):
+                s = stems.get(i, "")
+                if (
+                    not s
+                    or conn.execute(
+                        "SELECT 1 FROM temp.chunks_vocab WHERE term = ?", (s,)
+                    ).fetchone()
+                ):
+                    out[word] = None
+                    continue
+                near = conn.execute(
+                    "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ? "
+                    "AND length(term) BETWEEN ? AND ?",
+                    (s[0], chr(ord(s[0]) + 1), len(s) - 1, len(s) + 1),
+                )
+                slips = [str(t) for (t,) in near if relevance.one_edit(s, str(t))]
+                # Stems are short ("recyl", "recal"): the words themselves must be a slip apart.
+                spelled = [self._spelled(conn, t) for t in slips]
+                out[word] = [w for w in spelled if w and relevance.one_edit(word, w)]
+            return out
+
+        if not words:
+            return {}
+        out: Spellings = self._read(run)
+        return out
+
+    def _spelled(self, conn: sqlite3.Connection, term: str) -> str:
+        """A word of the documents that the index stems to ``term`` (it stores stems)."""
+        row = conn.execute(
+            "SELECT content FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1",
+            ('"' + term.replace('"', '""') + '"',),
+        ).fetchone()
+        if row is None:
+            return ""
+        candidates = list(dict.fromkeys(w.lower() for w in re.findall(r"[^\W\d_]+", row[0])))
+        stems = self._stems(conn, candidates)
+        return next((w for i, w in enumerate(candidates, start=1) if stems.get(i) == term), "")
 
     def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each term (as the index stems it), and how many chunks there are.

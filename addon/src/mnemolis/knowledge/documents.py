@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import functools
 import logging
+import re
 import shutil
 import sqlite3
 import threading
@@ -24,7 +25,7 @@ from typing import Any
 from ..errors import InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
 from . import relevance
-from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, corrupt
+from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, Spellings, corrupt
 from .parsing import FileLimits
 from .registry import (
     BUNDLED_DIR,
@@ -36,7 +37,7 @@ from .registry import (
     check_name,
     now_iso,
 )
-from .text import rrf
+from .text import query_tokens, rrf
 from .vectors import Embedder, HashingEmbedder, embed_async, embed_blocking
 from .worker import RETRY_FIRST_S, RETRY_MAX_S, Halt, IndexWorker
 
@@ -57,6 +58,7 @@ INLINE_MAX_CHUNKS = 4000
 HYBRID_WEIGHTS = (0.5, 1.0)
 #: A per-source term counter: (document frequency per term, documents counted).
 TermCounter = Callable[[list[str]], tuple[dict[str, int], int]]
+Speller = Callable[[list[str]], Spellings]
 
 
 def rag_limit(value: object) -> int:
@@ -878,6 +880,49 @@ class Documents:
         if not words:
             return {}
         return await asyncio.to_thread(relevance.idf_weights, words, counts)
+
+    async def respelled(
+        self, question: str, also: Callable[[], list[Speller]] | None = None
+    ) -> str:
+        """The question with each word that no database (nor what ``also`` spells: the
+        memories) holds, and no thesaurus names, written as the one they hold a typing slip
+        away: "when's the recyling collected?" asks about "recycling", whole, for the
+        word weights, the thesaurus and the embedding model alike."""
+        words = [
+            w
+            for w in dict.fromkeys(relevance.fold(t) for t in query_tokens(question))
+            if w.isalpha() and len(w) >= relevance.TYPO_MIN and not relevance.in_thesaurus(w)
+        ]
+        if not words:
+            return question
+        parts: list[Speller] = [db.spellings for db in self.databases.values()]
+        if also is not None:
+            parts.extend(also())
+
+        def run() -> dict[str, str]:
+            known: set[str] = set()
+            near: dict[str, set[str]] = {}
+            for part in parts:
+                try:
+                    found = part(words)
+                except (sqlite3.Error, Unavailable) as err:
+                    _LOGGER.debug("spelling lookup failed: %s", err)
+                    continue
+                for word, slips in found.items():
+                    if slips is None:
+                        known.add(word)
+                    near.setdefault(word, set()).update(slips or ())
+            # One way to read the slip, or none: "modle" may be "model" or "mode".
+            return {
+                w: next(iter(options))
+                for w, options in near.items()
+                if w not in known and len(options) == 1
+            }
+
+        fixes = await asyncio.to_thread(run)
+        for wrong, right in fixes.items():
+            question = re.sub(rf"\b{re.escape(wrong)}\b", right, question, flags=re.IGNORECASE)
+        return question
 
     def problems(self) -> list[str]:
         """What is wrong with the registry or a database, for readiness (empty when well)."""

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidArgument, NotFound, Unavailable
 from . import relevance
-from .database import connect, corrupt, transaction
+from .database import Spellings, connect, corrupt, transaction
 from .text import fts_query, rrf
 from .vectors import Vector
 
@@ -506,6 +506,31 @@ class MemoryStore:
             ).fetchall()
             total = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
         return {str(t): int(d) for t, d in rows}, int(total)
+
+    @_guard
+    def spellings(self, words: list[str]) -> Spellings:
+        """For each word: None when a memory holds it, else the words memories hold one
+        typing slip away."""
+        out: Spellings = {}
+        with self._lock:
+            conn = self._db()
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab "
+                "USING fts5vocab(main, memories_fts, row)"
+            )
+            for word in words:
+                if conn.execute(
+                    "SELECT 1 FROM temp.memories_vocab WHERE term = ?", (word,)
+                ).fetchone():
+                    out[word] = None
+                    continue
+                near = conn.execute(
+                    "SELECT term FROM temp.memories_vocab WHERE term >= ? AND term < ? "
+                    "AND length(term) BETWEEN ? AND ?",
+                    (word[0], chr(ord(word[0]) + 1), len(word) - 1, len(word) + 1),
+                )
+                out[word] = [str(t) for (t,) in near if relevance.one_edit(word, str(t))]
+        return out
 
     @_guard
     def semantic(

@@ -124,6 +124,16 @@ def _synonyms(
     return alternatives, {s: tuple(dict.fromkeys(ws)) for s, ws in spelled.items()}
 
 
+@functools.lru_cache(maxsize=1)
+def _thesaurus_words() -> frozenset[str]:
+    return frozenset(w for members in _synonym_groups() for m, _ in members for w in m)
+
+
+def in_thesaurus(word: str) -> bool:
+    """Whether the thesaurus names this word (a household word, never a typing slip)."""
+    return stem(fold(word)) in _thesaurus_words()
+
+
 def synonyms(question: str) -> dict[str, tuple[frozenset[str], ...]]:
     """For each stem of the question that is part of a thesaurus member it holds whole,
     the other members of that group: any one of them in a text says that word.
@@ -165,35 +175,29 @@ _ASKED = re.compile(
     re.IGNORECASE,
 )
 LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is the topic
-PURPOSE_SHARE = 0.25  # a word only of why they ask counts this much of its rarity
-LEAD_SHARE = 0.5  # one only of the situation told before the question (it names the topic)
+ASIDE_SHARE = 0.25  # a word only of why they ask, or of what they told first, counts this much
 
 
 @functools.lru_cache(maxsize=512)
-def _aside_words(question: str) -> Mapping[str, float]:
-    """{content word: share} for what surrounds the question itself: the situation told
-    before it, and a trailing "I need to …" clause; words the question says stay whole."""
+def _aside_words(question: str) -> frozenset[str]:
+    """Content words of what surrounds the question itself: the situation told before it,
+    and a trailing "I need to …" clause; words the question itself says stay whole."""
     text = question
-    aside: list[tuple[str, float]] = []
+    aside: list[str] = []
     for cut in reversed(list(_ASKED.finditer(text))):
         lead, asked = text[: cut.start()], text[cut.end() :]
         if len(_WORD.findall(lead)) >= LEAD_WORDS and _own_words(asked):
-            aside.append((lead, LEAD_SHARE))
+            aside.append(lead)
             text = asked
         break
     m = _PURPOSE.search(text)
     if m is not None:
-        aside.append((m.group("tail") or m.group("doing") or "", PURPOSE_SHARE))
+        aside.append(m.group("tail") or m.group("doing") or "")
         text = text[: m.start()]
     head = _own_words(text)
     if not head:
-        return {}
-    shares: dict[str, float] = {}
-    for part, share in aside:
-        for w in content_words(part):
-            if w not in head:
-                shares[w] = min(share, shares.get(w, 1.0))
-    return shares
+        return frozenset()
+    return frozenset(w for part in aside for w in content_words(part) if w not in head)
 
 
 def _own_words(text: str) -> set[str]:
@@ -293,7 +297,7 @@ def word_coverage(
     alternatives = synonyms(question)
     aside = _aside_words(question)
     if aside:
-        given = {w: v * aside.get(w, 1.0) for w, v in given.items()}
+        given = {w: v * ASIDE_SHARE if w in aside else v for w, v in given.items()}
         total = sum(given.get(w, 1.0) for w in wanted)
     found = 0.0
     frame = _frame_words(question)

@@ -22,7 +22,7 @@ from ..errors import Unavailable
 from ..settings import Settings
 from . import bundles, relevance
 from .database import DocumentDatabase
-from .documents import Documents, TermCounter, rag_limit, rag_mode
+from .documents import Documents, Speller, TermCounter, rag_limit, rag_mode
 from .documents import Passage as Passage
 from .memories import Memory, MemoryStore
 from .memory_service import MemoryService
@@ -282,6 +282,15 @@ class KnowledgeStore:
             return [] if self.memories.problem else [self.memories.term_counts]
 
         return await self.documents.term_weights(question, databases, memories)
+
+    async def respelled(self, question: str) -> str:
+        """The question with its typing slips mended against every database's words and
+        the memories' ("dishwasher modle number" asks for the model)."""
+
+        def memories() -> list[Speller]:
+            return [] if self.memories.problem else [self.memories.spellings]
+
+        return await self.documents.respelled(question, memories)
 
     # --- memories ------------------------------------------------------------
 

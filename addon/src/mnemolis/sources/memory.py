@@ -35,6 +35,7 @@ class MemorySource(Source):
         if store is None:
             raise SourceNotConfigured("the memory store is not running")
         try:
+            question = await store.respelled(question)
             weights = await store.term_weights(question)
             found = await store.memory_matches(question, weights, limit=10)
         except Unavailable as err:

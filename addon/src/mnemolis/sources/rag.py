@@ -187,6 +187,18 @@ def _leans_back(unit: str) -> bool:
     return any(w in _BACK_REFERENCE for w in first)
 
 
+def _telling(question: str, weights: dict[str, float], units: list[str]) -> dict[str, float]:
+    """Weights for choosing among a passage's sentences: a word most of them say tells
+    them apart less ("collected" is said of two bins, "recycling" of one)."""
+    held = [relevance.words_of(u) for u in units]
+    out = dict(weights)
+    for w in relevance.content_words(question):
+        n = sum(1 for words in held if relevance.stem(w) in words)
+        if n > 1:
+            out[w] = out.get(w, 1.0) / n
+    return out
+
+
 def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
     """The part of a passage that answers: the sentence or line that does, and what follows
     it while it still does; never the neighbouring facts before it.
@@ -216,7 +228,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         ):
             return f"{last} — {_BULLET_MARK.sub('', text, count=1)}"
         return clip(text, QUOTE_CHARS)
-    scores = [relevance.word_coverage(question, weights, u) for u in units]
+    scores = [
+        relevance.word_coverage(question, _telling(question, weights, units), u) for u in units
+    ]
     best = max(range(len(units)), key=lambda i: (scores[i], -i))
     if _HOW.match(question):
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
@@ -492,6 +506,7 @@ class RagSource(Source):
         if store is None or not store.databases:
             raise SourceNotConfigured("no document database is loaded")
         failed: list[str] = []  # databases whose search failed: answer, never cache it
+        question = await store.respelled(question)
         about = about_mnemolis(question)
         bundled = BUNDLED_NAME in store.databases
         names = store.user_databases() + ([BUNDLED_NAME] if about and bundled else [])
