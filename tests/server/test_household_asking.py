@@ -15,6 +15,7 @@ from typing import Any
 from mnemolis.knowledge import relevance
 from mnemolis.router.decompose import decompose
 from mnemolis.sources.rag import about_mnemolis, figure, forbids, quote
+from mnemolis.textmatch import unshortened
 
 from .knowledge_helpers import HOUSE_NOTES, WARRANTY, ask, household_client, store_of
 
@@ -125,6 +126,16 @@ def test_a_statement_joins_the_question_after_it() -> None:
         "Is the door locked",
         "Is the light on",
     ]
+    # A clause saying when is part of the question after it.
+    when = "When I ask you to remember something, how do you keep it?"
+    assert decompose(when, lambda part: ["memory"] if "remember" in part else ["rag"]) == [
+        "When I ask you to remember something, how do you keep it"
+    ]
+
+
+def test_phone_shorthand_is_written_out() -> None:
+    assert unshortened("how do u reset it pls") == "how do you reset it please"
+    assert unshortened("is U2 on the radio") == "is U2 on the radio"
 
 
 def test_the_situation_and_the_purpose_weigh_less() -> None:

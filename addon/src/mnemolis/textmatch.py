@@ -47,9 +47,20 @@ def _expand(m: re.Match[str]) -> str:
     return _EXPANSION[kind].format(m.group(kind))
 
 
+# What a phone keyboard writes for a word: "how do u reset it", "wen is bin day pls".
+_SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "wen": "when"}
+_SHORTHAND |= {"wat": "what", "wot": "what", "whr": "where", "thx": "thanks"}
+_SHORT = re.compile(rf"\b(?:{'|'.join(_SHORTHAND)})\b", re.IGNORECASE)
+
+
+def unshortened(text: str) -> str:
+    """The text with chat shorthand written out ("how do u …" → "how do you …")."""
+    return _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text)
+
+
 def normalize(text: str) -> str:
-    """Lower case, straight apostrophes, contractions expanded, single spaces."""
-    text = text.translate(_APOSTROPHES).lower()
+    """Lower case, straight apostrophes, contractions and shorthand expanded, single spaces."""
+    text = unshortened(text.translate(_APOSTROPHES).lower())
     while "'" in text:  # twice for stacked ones ("couldn't've")
         expanded = _CONTRACTION.sub(_expand, text)
         if expanded == text:

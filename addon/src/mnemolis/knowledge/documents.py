@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import textmatch
 from ..errors import InvalidArgument, NotFound, Unavailable
 from ..settings import Settings
 from . import relevance
@@ -888,6 +889,7 @@ class Documents:
         memories) holds, and no thesaurus names, written as the one they hold a typing slip
         away: "when's the recyling collected?" asks about "recycling", whole, for the
         word weights, the thesaurus and the embedding model alike."""
+        question = textmatch.unshortened(question)  # "how do u reset it": "you"
         words = [
             w
             for w in dict.fromkeys(relevance.fold(t) for t in query_tokens(question))

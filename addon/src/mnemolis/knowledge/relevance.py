@@ -174,6 +174,12 @@ _ASKED = re.compile(
     r"|\s(?=(?:how|what|where) (?:do|can|should|would) (?:i|we)\b)",
     re.IGNORECASE,
 )
+# A question that refers back ("my mum's boiler has stopped, how do I reset it?") needs
+# what was told before it: that lead is no aside.
+BACK_WORDS = frozenset(
+    {"it", "its", "they", "them", "their", "this", "that", "these", "those"}
+    | {"he", "him", "his", "she", "her"}
+)
 LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is the topic
 ASIDE_SHARE = 0.25  # a word only of why they ask, or of what they told first, counts this much
 
@@ -186,7 +192,8 @@ def _aside_words(question: str) -> frozenset[str]:
     aside: list[str] = []
     for cut in reversed(list(_ASKED.finditer(text))):
         lead, asked = text[: cut.start()], text[cut.end() :]
-        if len(_WORD.findall(lead)) >= LEAD_WORDS and _own_words(asked):
+        refers = not BACK_WORDS.isdisjoint(w.lower() for w in _WORD.findall(asked))
+        if len(_WORD.findall(lead)) >= LEAD_WORDS and _own_words(asked) and not refers:
             aside.append(lead)
             text = asked
         break

@@ -11,7 +11,8 @@ _STOP = (
     "a an and are as at be but by can could did do does for from had has have how i if in is it "
     "its me my of on or our should so that the their them then there these they this to was we "
     "were what when where which who why will with would you your "
-    "am been being us im whats wheres whens hows whos thats"  # typed without apostrophes
+    "am been being us he she him her his hers "
+    "im whats wheres whens hows whos thats"  # typed without apostrophes
 )
 # What a question says around its subject ("what is X called", "what does X mean").
 _FILLER = "called mean means meaning please tell know need want ok okay much many get got"

@@ -54,6 +54,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("router", "modem", "hub"),
     ("phone", "telephone", "phone number", "tel", "mobile", "cell", "cellphone", "ring", "call"),
     # --- the house ------------------------------------------------------------------
+    ("house", "home"),
     ("address", "road", "street", "avenue", "lane",
      "where we live", "where do we live", "house number"),
     ("neighbour", "neighbor", "neighbours", "neighbors", "next door", "next-door"),

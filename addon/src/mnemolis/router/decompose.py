@@ -45,6 +45,13 @@ _CONJUNCTION = re.compile(
     r"|\s*,\s+(?=\S)",
     re.IGNORECASE,
 )
+# A clause saying when or on what condition, not asking: "when I ask you …", "if the
+# boiler locks out …" (as against "when is bin day").
+_SUBORDINATE = re.compile(
+    r"\s*(?:when|whenever|if|once|after|before|while|since|because|unless)\s+"
+    r"(?:i|we|you|he|she|it|they|the|my|our|your|this|that|there)\b",
+    re.IGNORECASE,
+)
 _SEQUENCE = re.compile(r"\b(?:then|also|plus)\b", re.IGNORECASE)
 _THEN = re.compile(r"\bthen\b", re.IGNORECASE)
 _LEADING_FILLER = re.compile(
@@ -164,6 +171,8 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
         starter = _first_token(right) in CLAUSE_STARTERS
         if starter and is_comma and not listed and _first_token(left) not in CLAUSE_STARTERS:
             continue  # "According to the manual, how do I …": one question
+        if starter and is_comma and not listed and _SUBORDINATE.match(left):
+            continue  # "When I ask you to remember something, how do you keep it?": one
         if starter:
             parts.append(left)
             left_start = m.end()

@@ -177,8 +177,7 @@ _ASKS_ALL = re.compile(
 _BULLET_MARK = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 # A sentence opening with one of these leans on the one before ("If it still will not
 # open, …" after "The door stays locked for two minutes."): quoted with it.
-_BACK = "it its this that these those they them their then there he she his her such"
-_BACK_REFERENCE = frozenset(_BACK.split())
+_BACK_REFERENCE = relevance.BACK_WORDS | {"then", "there", "such"}
 
 
 def _leans_back(unit: str) -> bool:
