@@ -188,6 +188,9 @@ def test_words_and_model_agreeing_answer_unless_a_thing_is_missing() -> None:
     mot = "The car's MOT is due on 2 September."
     assert not relevance.names_every_thing("when is the car insurance renewal due?", mot)
     assert relevance.names_every_thing("when is the MOT due for the vehicle?", mot)
+    model = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G"
+    assert relevance.names_every_thing("dishwasher model number", model)
+    assert not relevance.names_every_thing("dishwasher model number", "Serial number: FD 0123")
 
 
 def test_questions_to_the_assistant_about_itself_are_about_mnemolis() -> None:

@@ -885,10 +885,11 @@ class Documents:
     async def respelled(
         self, question: str, also: Callable[[], list[Speller]] | None = None
     ) -> str:
-        """The question with each word that no database (nor what ``also`` spells: the
-        memories) holds, and no thesaurus names, written as the one they hold a typing slip
-        away: "when's the recyling collected?" asks about "recycling", whole, for the
-        word weights, the thesaurus and the embedding model alike."""
+        """The question with each word that the household's databases (and what ``also``
+        spells: the memories) do not hold, and no thesaurus names, written as the one word
+        they hold a typing slip away — else, when they hold none, the one Mnemolis's docs
+        hold: "when's the recyling collected?" asks about "recycling", whole, for the word
+        weights, the thesaurus and the embedding model alike."""
         question = textmatch.unshortened(question)  # "how do u reset it": "you"
         words = [
             w
@@ -897,11 +898,16 @@ class Documents:
         ]
         if not words:
             return question
-        parts: list[Speller] = [db.spellings for db in self.databases.values()]
+        # The household's words first; Mnemolis's own docs (a wider vocabulary, but one
+        # that quotes questions, slips and all) only where the household's say nothing.
+        household: list[Speller] = [self.databases[n].spellings for n in self.user_databases()]
         if also is not None:
-            parts.extend(also())
+            household.extend(also())
+        bundled: list[Speller] = [
+            db.spellings for n, db in self.databases.items() if n == BUNDLED_NAME
+        ]
 
-        def run() -> dict[str, str]:
+        def read(parts: list[Speller]) -> tuple[set[str], dict[str, set[str]]]:
             known: set[str] = set()
             near: dict[str, set[str]] = {}
             for part in parts:
@@ -914,12 +920,20 @@ class Documents:
                     if slips is None:
                         known.add(word)
                     near.setdefault(word, set()).update(slips or ())
-            # One way to read the slip, or none: "modle" may be "model" or "mode".
-            return {
-                w: next(iter(options))
-                for w, options in near.items()
-                if w not in known and len(options) == 1
-            }
+            return known, near
+
+        def run() -> dict[str, str]:
+            fixes: dict[str, str] = {}
+            home_known, home_near = read(household)
+            docs_known, docs_near = read(bundled) if bundled else (set(), {})
+            for w in words:
+                if w in home_known:
+                    continue
+                # One way to read the slip, or none: "modle" may be "model" or "mode".
+                options = home_near.get(w) or (set() if w in docs_known else docs_near.get(w))
+                if options and len(options) == 1:
+                    fixes[w] = next(iter(options))
+            return fixes
 
         fixes = await asyncio.to_thread(run)
         for wrong, right in fixes.items():
