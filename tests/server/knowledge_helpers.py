@@ -176,6 +176,15 @@ async def household_client(
     return client
 
 
+async def notes_client(
+    make_client: Callable[..., Any], tmp_path: Path, files: dict[str, str]
+) -> Any:
+    """A server with the house notes, the warranty record and these files (which may
+    replace them) registered as "household"."""
+    notes = {"house-notes.txt": HOUSE_NOTES, "dishwasher-warranty.txt": WARRANTY}
+    return await household_client(make_client, tmp_path / "roots", notes | files)
+
+
 async def ask(client: Any, question: str) -> dict[str, Any]:
     """POST /search with the question; the answer's JSON body (200 asserted)."""
     resp = await client.post("/search", json={"query": question})

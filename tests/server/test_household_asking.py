@@ -17,7 +17,7 @@ from mnemolis.router.decompose import decompose
 from mnemolis.sources.rag import about_mnemolis, figure, forbids, quote
 from mnemolis.textmatch import unshortened
 
-from .knowledge_helpers import HOUSE_NOTES, WARRANTY, ask, household_client, store_of
+from .knowledge_helpers import ask, notes_client, store_of
 
 Client = Callable[..., Any]
 
@@ -44,15 +44,9 @@ BOILER = (
 
 
 async def household(make_client: Client, tmp_path: Path) -> Any:
-    return await household_client(
-        make_client,
-        tmp_path / "roots",
-        {
-            "house-notes.txt": HOUSE_NOTES,
-            "dishwasher-warranty.txt": WARRANTY,
-            "washing-machine.md": WASHER,
-            "boiler.html": BOILER,
-        },
+    """The house notes, the warranty record and this module's files, as "household"."""
+    return await notes_client(
+        make_client, tmp_path, {"washing-machine.md": WASHER, "boiler.html": BOILER}
     )
 
 

@@ -19,7 +19,7 @@ from mnemolis.knowledge import relevance
 from mnemolis.knowledge.chunking import chunk_sections
 from mnemolis.knowledge.parsing import parse_document
 
-from .knowledge_helpers import HOUSE_NOTES, ask, household_client
+from .knowledge_helpers import ask, notes_client
 
 Client = Callable[..., Any]
 
@@ -58,12 +58,11 @@ BOILER = (
 
 
 async def household(make_client: Client, tmp_path: Path) -> Any:
-    """A server with the folder registered as "household" (and the bundled docs)."""
-    return await household_client(
+    """The house notes, the warranty record and this module's files, as "household"."""
+    return await notes_client(
         make_client,
-        tmp_path / "roots",
+        tmp_path,
         {
-            "house-notes.txt": HOUSE_NOTES,
             "dishwasher-warranty.txt": WARRANTY,
             "washing-machine.md": WASHER,
             "boiler-manual.html": BOILER,

@@ -15,7 +15,7 @@ from mnemolis.knowledge import relevance
 from mnemolis.router.condition_parser import parse_condition
 from mnemolis.sources.rag import named_in_heading, quote
 
-from .knowledge_helpers import HOUSE_NOTES, WARRANTY, ask, household_client
+from .knowledge_helpers import ask, household_client, notes_client
 
 Client = Callable[..., Any]
 
@@ -28,15 +28,8 @@ BOILER = (
 
 
 async def household(make_client: Client, tmp_path: Path) -> Any:
-    return await household_client(
-        make_client,
-        tmp_path / "roots",
-        {
-            "house-notes.txt": HOUSE_NOTES,
-            "dishwasher-warranty.txt": WARRANTY,
-            "boiler.html": BOILER,
-        },
-    )
+    """The house notes, the warranty record and this module's files, as "household"."""
+    return await notes_client(make_client, tmp_path, {"boiler.html": BOILER})
 
 
 async def answers_say(client: Any, cases: dict[str, str]) -> None:

@@ -74,6 +74,21 @@ CREATE TABLE IF NOT EXISTS file_cuts (
 RANK = "bm25(1.0, 2.0)"  # a word in the heading path weighs twice as much as in the text
 # {word: None when known, else the words one typing slip away}
 Spellings = dict[str, list[str] | None]
+
+
+def vocabulary_slips(conn: sqlite3.Connection, vocab: str, term: str) -> list[str] | None:
+    """None when an fts5vocab table holds the term, else its terms one typing slip away
+    (same first letter, length within one)."""
+    if conn.execute(f"SELECT 1 FROM {vocab} WHERE term = ?", (term,)).fetchone():  # noqa: S608
+        return None
+    near = conn.execute(
+        f"SELECT term FROM {vocab} WHERE term >= ? AND term < ? "  # noqa: S608
+        "AND length(term) BETWEEN ? AND ?",
+        (term[0], chr(ord(term[0]) + 1), len(term) - 1, len(term) + 1),
+    )
+    return [str(t) for (t,) in near if relevance.one_edit(term, str(t))]
+
+
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
 # Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
 # rebuilt from the files (2: structural chunks, file names in headings, porter stems;
@@ -751,12 +766,7 @@ class DocumentDatabase:
                 continue
             out.extend(relevance.synonym_words(query, token))
             if len(token) >= relevance.TYPO_MIN and len(s) >= relevance.TYPO_MIN - 1:
-                near = conn.execute(
-                    "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ? "
-                    "AND length(term) BETWEEN ? AND ?",
-                    (s[0], chr(ord(s[0]) + 1), len(s) - 1, len(s) + 1),
-                )
-                out.extend(str(t) for (t,) in near if relevance.one_edit(s, str(t)))
+                out.extend(vocabulary_slips(conn, "temp.chunks_vocab", s) or ())
         return out[:16]
 
     def spellings(self, words: list[str]) -> Spellings:
@@ -768,20 +778,10 @@ class DocumentDatabase:
             out: Spellings = {}
             for i, word in enumerate(words, start=1):
                 s = stems.get(i, "")
-                if (
-                    not s
-                    or conn.execute(
-                        "SELECT 1 FROM temp.chunks_vocab WHERE term = ?", (s,)
-                    ).fetchone()
-                ):
+                slips = vocabulary_slips(conn, "temp.chunks_vocab", s) if s else None
+                if slips is None:
                     out[word] = None
                     continue
-                near = conn.execute(
-                    "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ? "
-                    "AND length(term) BETWEEN ? AND ?",
-                    (s[0], chr(ord(s[0]) + 1), len(s) - 1, len(s) + 1),
-                )
-                slips = [str(t) for (t,) in near if relevance.one_edit(s, str(t))]
                 # Stems are short ("recyl", "recal"): the words themselves must be a slip apart.
                 spelled = [self._spelled(conn, t) for t in slips]
                 out[word] = [w for w in spelled if w and relevance.one_edit(word, w)]

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidArgument, NotFound, Unavailable
 from . import relevance
-from .database import Spellings, connect, corrupt, transaction
+from .database import Spellings, connect, corrupt, transaction, vocabulary_slips
 from .text import fts_query, rrf
 from .vectors import Vector
 
@@ -519,17 +519,7 @@ class MemoryStore:
                 "USING fts5vocab(main, memories_fts, row)"
             )
             for word in words:
-                if conn.execute(
-                    "SELECT 1 FROM temp.memories_vocab WHERE term = ?", (word,)
-                ).fetchone():
-                    out[word] = None
-                    continue
-                near = conn.execute(
-                    "SELECT term FROM temp.memories_vocab WHERE term >= ? AND term < ? "
-                    "AND length(term) BETWEEN ? AND ?",
-                    (word[0], chr(ord(word[0]) + 1), len(word) - 1, len(word) + 1),
-                )
-                out[word] = [str(t) for (t,) in near if relevance.one_edit(word, str(t))]
+                out[word] = vocabulary_slips(conn, "temp.memories_vocab", word)
         return out
 
     @_guard
