@@ -36,9 +36,15 @@ RESET = (
     "If the boiler locks out again after two resets, do not keep resetting it: call a Gas "
     "Safe registered engineer."
 )
+PRESSURE = (
+    "<h2>Water pressure</h2><p>The pressure gauge should read between 1 and 1.5 bar when "
+    "the heating is cold.</p><h3>Topping up the pressure</h3><ol><li>Open the filling "
+    "loop.</li><li>Close it when the gauge reads 1.2 bar.</li></ol>"
+)
 BOILER = (
-    "<html><body><main><h1>Heatmaster 30i</h1><h2>Resetting the boiler</h2>"
+    "<html><body><main><h1>Heatmaster 30i boiler</h1><h2>Resetting the boiler</h2>"
     + "".join(f"<p>{p}</p>" for p in RESET.split("\n\n"))
+    + PRESSURE
     + "</main></body></html>"
 )
 
@@ -192,3 +198,19 @@ def test_questions_to_the_assistant_about_itself_are_about_mnemolis() -> None:
     assert about_mnemolis("how do I get you to remember something?")
     assert not about_mnemolis("can you tell me the wifi password?")
     assert not about_mnemolis("what sources of heat does the house have?")
+
+
+async def test_a_reading_asked_about_is_answered_by_what_it_should_be(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "The gauge says 1.2, is that ok?": the normal range, not the step that holds 1.2."""
+    client = await household(make_client, tmp_path)
+    await says(client, "the boiler gauge says 1.2, is that ok?", "between 1 and 1.5 bar")
+
+
+async def test_a_synonym_said_of_every_line_tells_them_apart_less(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Pick up" is "collected", said of two bins; "recycling" of one."""
+    client = await household(make_client, tmp_path)
+    await says(client, "when do they pick up the recycling?", "every other Friday", "Tuesday")

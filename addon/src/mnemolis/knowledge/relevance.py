@@ -201,10 +201,16 @@ def _aside_words(question: str) -> frozenset[str]:
     if m is not None:
         aside.append(m.group("tail") or m.group("doing") or "")
         text = text[: m.start()]
-    head = _own_words(text)
+    head = _own_words(text) - readings_checked(text)
     if not head:
         return frozenset()
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
+
+
+def readings_checked(question: str) -> frozenset[str]:
+    """The figures of "the gauge says 1.2, is that ok?": what the person reads off, which
+    says nothing about where the answer (what it should be) is written."""
+    return frozenset(_READING.findall(question)) if ASKS_CHECK.match(question) else frozenset()
 
 
 def _own_words(text: str) -> set[str]:
@@ -305,6 +311,10 @@ def word_coverage(
     aside = _aside_words(question)
     if aside:
         given = {w: v * ASIDE_SHARE if w in aside else v for w, v in given.items()}
+    read = readings_checked(question)
+    if read:
+        given = {w: 0.0 if w in read else v for w, v in given.items()}
+    if aside or read:
         total = sum(given.get(w, 1.0) for w in wanted)
     found = 0.0
     frame = _frame_words(question)
@@ -342,6 +352,13 @@ ASKS_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
 ASKS_WHEN_TO = re.compile(
     r"\s*(?:at what point|when) (?:should|must|do|would|could|can|ought) (?:i|we|you)\b", re.I
 )
+# "The gauge says 1.2, is that ok?": a reading the person gives, asking whether it is
+# right, is answered by what it should be, not by a line that happens to hold the figure.
+ASKS_CHECK = re.compile(
+    r".*\bis (?:that|this|it) (?:ok|okay|normal|fine|right|alright|too (?:low|high))\b",
+    re.IGNORECASE,
+)
+_READING = re.compile(r"\d+(?:[.,]\d+)?")
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
@@ -356,6 +373,10 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (
         re.compile(r"\s*how (?:much|many)\b", re.I),
         re.compile(r"\d|\b(?:one|two|three|four|five|six|ten|half|quarter|handful)\b", re.I),
+    ),
+    (
+        ASKS_CHECK,
+        re.compile(r"\b(?:should|between|normal|at least|no more than|no less than)\b", re.I),
     ),
     (
         ASKS_WHY,

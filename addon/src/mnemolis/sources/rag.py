@@ -187,12 +187,19 @@ def _leans_back(unit: str) -> bool:
 
 
 def _telling(question: str, weights: dict[str, float], units: list[str]) -> dict[str, float]:
-    """Weights for choosing among a passage's sentences: a word most of them say tells
-    them apart less ("collected" is said of two bins, "recycling" of one)."""
+    """Weights for choosing among a passage's sentences: a word most of them say (itself
+    or by a synonym) tells them apart less ("collected" — or "picked up" — is said of two
+    bins, "recycling" of one)."""
     held = [relevance.words_of(u) for u in units]
+    alternatives = relevance.synonyms(question)
     out = dict(weights)
     for w in relevance.content_words(question):
-        n = sum(1 for words in held if relevance.stem(w) in words)
+        key = relevance.stem(w)
+        n = sum(
+            1
+            for words in held
+            if key in words or any(alt <= words for alt in alternatives.get(key, ()))
+        )
         if n > 1:
             out[w] = out.get(w, 1.0) / n
     return out
@@ -433,7 +440,11 @@ async def relevant_passages(
     )
     model = store.model_embedder()
     how = _HOW.match(question) is not None
-    why = relevance.ASKS_WHY.match(question) or relevance.ASKS_WHEN_TO.match(question)
+    why = (
+        relevance.ASKS_WHY.match(question)
+        or relevance.ASKS_WHEN_TO.match(question)
+        or relevance.ASKS_CHECK.match(question)
+    )
     files = {Path(p.hit.path).name for p in passages}
     context, aside = _known_records(question, passages)
     scored = []
