@@ -256,7 +256,8 @@ _FUNCTION = (
     "through throughout toward towards under underneath until upon within without "
     "already also again actually currently even ever just only quite really still too very yet "
     "rather than instead ourselves myself yourself yourselves themselves here "
-    "something anything everything nothing someone anyone everyone somebody anybody"
+    "something anything everything nothing someone anyone everyone somebody anybody "
+    "whole entire"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the

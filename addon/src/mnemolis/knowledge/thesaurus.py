@@ -151,6 +151,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("folder", "directory"),
     ("document", "documents", "docs", "files"),
     ("install", "installing", "set up", "setup"),
+    ("search", "look up", "look things up", "look it up", "searches"),
     # --- actions --------------------------------------------------------------------
     ("service", "servicing", "serviced", "maintenance", "check-up", "checkup", "tune-up"),
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
