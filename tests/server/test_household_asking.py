@@ -126,6 +126,11 @@ def test_a_statement_joins_the_question_after_it() -> None:
         "Is the door locked",
         "Is the light on",
     ]
+    # What was told is never split at its own "and".
+    told = "The boiler has stopped and a red light is flashing. How do I reset it?"
+    assert decompose(told, lambda part: ["ha"] if "light" in part else ["rag"]) == [
+        "The boiler has stopped and a red light is flashing. How do I reset it"
+    ]
     # A clause saying when is part of the question after it.
     when = "When I ask you to remember something, how do you keep it?"
     assert decompose(when, lambda part: ["memory"] if "remember" in part else ["rag"]) == [
@@ -144,6 +149,10 @@ def test_the_situation_and_the_purpose_weigh_less() -> None:
     )
     assert "sister" in aside and "password" not in aside
     assert relevance._aside_words("the dishwasher, when did we buy it?") == frozenset()
+    # The thing a question refers back to stays whole; the rest of the story is aside.
+    basket = relevance._aside_words("I need a new basket for the dishwasher. What make is it?")
+    assert "basket" in basket and "dishwasher" not in basket
+    assert relevance._aside_words("the boiler gauge says 1.2, is that ok?") == frozenset()
     purpose = relevance._aside_words("what's our address, I'm ordering a takeaway")
     assert "takeaway" in purpose and "address" not in purpose
 

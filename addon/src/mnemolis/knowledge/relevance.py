@@ -175,7 +175,7 @@ _ASKED = re.compile(
     re.IGNORECASE,
 )
 # A question that refers back ("my mum's boiler has stopped, how do I reset it?") needs
-# what was told before it: that lead is no aside.
+# the thing told before it: that thing is no aside.
 BACK_WORDS = frozenset(
     {"it", "its", "they", "them", "their", "this", "that", "these", "those"}
     | {"he", "him", "his", "she", "her"}
@@ -190,21 +190,37 @@ def _aside_words(question: str) -> frozenset[str]:
     and a trailing "I need to …" clause; words the question itself says stay whole."""
     text = question
     aside: list[str] = []
-    for cut in reversed(list(_ASKED.finditer(text))):
+    kept: set[str] = set()
+    # "The gauge says 1.2, is that ok?" asks about what was just said: no situation.
+    for cut in [] if ASKS_CHECK.match(text) else reversed(list(_ASKED.finditer(text))):
         lead, asked = text[: cut.start()], text[cut.end() :]
-        refers = not BACK_WORDS.isdisjoint(w.lower() for w in _WORD.findall(asked))
-        if len(_WORD.findall(lead)) >= LEAD_WORDS and _own_words(asked) and not refers:
+        if len(_WORD.findall(lead)) >= LEAD_WORDS and (_own_words(asked) or _refers(asked)):
             aside.append(lead)
             text = asked
+            if _refers(asked):
+                # "… for the dishwasher. What make is it?": the thing "it" is stays whole.
+                kept = {w for w in content_words(lead) if stem(w) in _thing_words()}
         break
     m = _PURPOSE.search(text)
     if m is not None:
         aside.append(m.group("tail") or m.group("doing") or "")
         text = text[: m.start()]
-    head = _own_words(text) - readings_checked(text)
+    head = (_own_words(text) | kept) - readings_checked(text)
     if not head:
         return frozenset()
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
+
+
+def _refers(asked: str) -> bool:
+    """Whether the question refers back to what was told before it ("… reset it?")."""
+    return not BACK_WORDS.isdisjoint(w.lower() for w in _WORD.findall(asked))
+
+
+@functools.lru_cache(maxsize=1)
+def _thing_words() -> frozenset[str]:
+    """Stems of the thesaurus's household things (not its actions)."""
+    groups = _synonym_groups()[: len(thesaurus.THINGS)]
+    return frozenset(w for members in groups for m, _ in members for w in m)
 
 
 def readings_checked(question: str) -> frozenset[str]:

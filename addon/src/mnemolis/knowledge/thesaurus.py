@@ -18,7 +18,7 @@ from __future__ import annotations
 # A question word matched through a synonym counts this share of its weight.
 SYNONYM_SHARE = 0.8
 
-GROUPS: tuple[tuple[str, ...], ...] = (
+THINGS: tuple[tuple[str, ...], ...] = (
     # --- utilities: water, gas, electricity, heating -------------------------------
     ("stopcock", "stop tap", "stop valve", "shut-off valve", "shutoff valve", "main valve",
      "water main", "mains water", "turn off the water", "shut off the water",
@@ -152,7 +152,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("document", "documents", "docs", "files"),
     ("install", "installing", "set up", "setup"),
     ("search", "look up", "look things up", "look it up", "searches"),
-    # --- actions --------------------------------------------------------------------
+)  # fmt: skip
+
+# What is done, checked or said of those things: words of a question, not its subject.
+ACTIONS: tuple[tuple[str, ...], ...] = (
     ("service", "servicing", "serviced", "maintenance", "check-up", "checkup", "tune-up"),
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),
@@ -169,3 +172,5 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("weekdays", "monday to friday", "working days", "workdays"),
     ("weekend", "weekends", "saturday and sunday"),
 )  # fmt: skip
+
+GROUPS = THINGS + ACTIONS

@@ -110,21 +110,20 @@ def _sentences(text: str) -> list[tuple[str, str]]:
     return [(c, mark) for c, mark in ((_clean(p), mark) for p, mark in pieces) if c]
 
 
-def _told_then_asked(text: str) -> list[str]:
-    """Sentences, a statement joined to the question after it: what the person tells
-    ("The dishwasher's leaking all over the floor.") is the context of what they ask
-    next ("Who do I call?"), not a question of its own."""
-    out: list[str] = []
+def _told_then_asked(text: str) -> list[tuple[str, str]]:
+    """(what was told before, the sentence): a statement is joined to the question after
+    it — what the person tells ("The dishwasher's leaking all over the floor.") is the
+    context of what they ask next ("Who do I call?"), not a question of its own."""
+    out: list[tuple[str, str]] = []
     told = ""
     for sentence, mark in _sentences(text):
-        joined = f"{told} {sentence}" if told else sentence
         if mark in (".", "!") and _TOLD.match(sentence):
-            told = f"{joined}."
+            told = f"{told} {sentence}." if told else f"{sentence}."
             continue
-        out.append(joined)
+        out.append((told, sentence))
         told = ""
     if told:
-        out.append(told.rstrip("."))
+        out.append(("", told.rstrip(".")))
     return out
 
 
@@ -243,10 +242,14 @@ def decompose(question: str, sources_of: SourcesOf) -> list[str]:
     parts: list[str] = []
     sentences = _told_then_asked(question)
     if len(sentences) > MAX_SENTENCES:
-        sentences = [*sentences[: MAX_SENTENCES - 1], " ".join(sentences[MAX_SENTENCES - 1 :])]
-    meaningful = [s for s in sentences if _has_content(s)] or sentences
-    for sentence in meaningful:  # "Hi!", "Thanks." carry no question
-        parts.extend(split_clauses(sentence, sources_of))
+        rest = " ".join(f"{t} {s}".strip() for t, s in sentences[MAX_SENTENCES - 1 :])
+        sentences = [*sentences[: MAX_SENTENCES - 1], ("", rest)]
+    meaningful = [(t, s) for t, s in sentences if t or _has_content(s)] or sentences
+    for told, sentence in meaningful:  # "Hi!", "Thanks." carry no question
+        # What was told is never split ("The boiler has stopped and a red light flashes.
+        # How do I reset it?"): it leads the first part of the question it tells about.
+        clauses = split_clauses(sentence, sources_of) or [sentence]
+        parts.extend([f"{told} {clauses[0]}", *clauses[1:]] if told else clauses)
     merged: list[str] = []
     for part in parts:
         if (merged and not _has_content(part)) or (merged and not _has_content(merged[-1])):
