@@ -112,6 +112,13 @@ async def test_what_is_told_before_the_question_is_its_context(
         "my sister is staying with us and needs to get online, what's the wifi password?",
         "tulip-harbour-42",
     )
+    # However long the story, together it weighs a quarter of the question.
+    await says(
+        client,
+        "I'm filling in a long delivery form on a shopping website for a parcel. "
+        "What is our address?",
+        "14 Elm Road",
+    )
 
 
 def test_a_statement_joins_the_question_after_it() -> None:

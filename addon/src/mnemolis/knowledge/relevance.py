@@ -181,7 +181,7 @@ BACK_WORDS = frozenset(
     | {"he", "him", "his", "she", "her"}
 )
 LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is the topic
-ASIDE_SHARE = 0.25  # a word only of why they ask, or of what they told first, counts this much
+ASIDE_SHARE = 0.25  # what they told first, or why they ask, weighs at most this much
 
 
 @functools.lru_cache(maxsize=512)
@@ -273,7 +273,7 @@ _FUNCTION = (
     "already also again actually currently even ever just only quite really still too very yet "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
-    "whole entire"
+    "whole entire full complete exact"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
@@ -327,7 +327,13 @@ def word_coverage(
     alternatives = synonyms(question)
     aside = _aside_words(question)
     if aside:
-        given = {w: v * ASIDE_SHARE if w in aside else v for w, v in given.items()}
+        # What was told weighs a quarter of what is asked — all of it together, so a
+        # long story ("I'm filling in a delivery form online for a parcel") does not
+        # outweigh the question ("what is our address?").
+        asked = sum(v for w, v in given.items() if w in wanted and w not in aside)
+        told = sum(v for w, v in given.items() if w in wanted and w in aside)
+        share = min(ASIDE_SHARE, ASIDE_SHARE * asked / told) if told else ASIDE_SHARE
+        given = {w: v * share if w in aside else v for w, v in given.items()}
     read = readings_checked(question)
     if read:
         given = {w: 0.0 if w in read else v for w, v in given.items()}

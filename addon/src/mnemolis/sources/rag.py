@@ -88,7 +88,10 @@ _MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
 # Asked of the assistant itself: "what sources can you look things up in?", "how do I
 # get you to remember something?" (a "you" and one of these words).
 _YOU = frozenset({"you", "your", "yourself"})
-_ITSELF = "source sources remember forget memory memories data stored connect documents folder"
+_ITSELF = (
+    "source sources remember forget memory memories data stored connect documents folder "
+    "search look"
+)
 _ITSELF_STEMS = frozenset(relevance.stem(w) for w in _ITSELF.split())
 
 
