@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import textmatch
 from ..errors import InvalidArgument, NotFound, Unavailable
+from ..llm import bundled as bundled_model
 from ..settings import Settings
 from . import relevance
 from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, Spellings, corrupt
@@ -891,11 +892,17 @@ class Documents:
         hold: "when's the recyling collected?" asks about "recycling", whole, for the word
         weights, the thesaurus and the embedding model alike."""
         question = textmatch.unshortened(question)  # "how do u reset it": "you"
+        english = bundled_model.english_words()  # "steps" is a word, never a slip of "stops"
         words = [
             w
             for w in dict.fromkeys(relevance.fold(t) for t in query_tokens(question))
-            if w.isalpha() and len(w) >= relevance.TYPO_MIN and not relevance.in_thesaurus(w)
+            if w.isalpha()
+            and len(w) >= relevance.TYPO_MIN
+            and w not in english
+            and not relevance.in_thesaurus(w)
         ]
+        if not english:  # without a dictionary to tell words from slips, nothing is mended
+            return question
         if not words:
             return question
         # The household's words first; Mnemolis's own docs (a wider vocabulary, but one

