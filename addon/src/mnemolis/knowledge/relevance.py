@@ -124,9 +124,11 @@ def _synonyms(
     return alternatives, {s: tuple(dict.fromkeys(ws)) for s, ws in spelled.items()}
 
 
-@functools.lru_cache(maxsize=1)
-def _thesaurus_words() -> frozenset[str]:
-    return frozenset(w for members in _synonym_groups() for m, _ in members for w in m)
+@functools.lru_cache(maxsize=2)
+def _thesaurus_words(things_only: bool = False) -> frozenset[str]:
+    """Stems of the thesaurus's words (or of its household things only, not its actions)."""
+    groups = _synonym_groups()[: len(thesaurus.THINGS)] if things_only else _synonym_groups()
+    return frozenset(w for members in groups for m, _ in members for w in m)
 
 
 def in_thesaurus(word: str) -> bool:
@@ -162,7 +164,7 @@ _PURPOSE = re.compile(
     r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$",
     re.IGNORECASE,
 )
-# "My friend's come round and wants to get on the internet, what's the wifi code?": the
+# "My sister is staying and needs to get online, what's the wifi password?": the
 # situation told before the question, which starts after a break (or, unpunctuated as
 # speech comes, at "how do I …").
 _OPENER = (
@@ -187,7 +189,8 @@ ASIDE_SHARE = 0.25  # what they told first, or why they ask, weighs at most this
 @functools.lru_cache(maxsize=512)
 def _aside_words(question: str) -> frozenset[str]:
     """Content words of what surrounds the question itself: the situation told before it,
-    and a trailing "I need to …" clause; words the question itself says stay whole."""
+    and a trailing "I need to …" clause; words the question itself says, and the thing
+    it refers back to ("… what make is it?"), stay whole."""
     text = question
     aside: list[str] = []
     kept: set[str] = set()
@@ -199,7 +202,7 @@ def _aside_words(question: str) -> frozenset[str]:
             text = asked
             if _refers(asked):
                 # "… for the dishwasher. What make is it?": the thing "it" is stays whole.
-                kept = {w for w in content_words(lead) if stem(w) in _thing_words()}
+                kept = {w for w in content_words(lead) if stem(w) in _thesaurus_words(True)}
         break
     m = _PURPOSE.search(text)
     if m is not None:
@@ -214,13 +217,6 @@ def _aside_words(question: str) -> frozenset[str]:
 def _refers(asked: str) -> bool:
     """Whether the question refers back to what was told before it ("… reset it?")."""
     return not BACK_WORDS.isdisjoint(w.lower() for w in _WORD.findall(asked))
-
-
-@functools.lru_cache(maxsize=1)
-def _thing_words() -> frozenset[str]:
-    """Stems of the thesaurus's household things (not its actions)."""
-    groups = _synonym_groups()[: len(thesaurus.THINGS)]
-    return frozenset(w for members in groups for m, _ in members for w in m)
 
 
 def readings_checked(question: str) -> frozenset[str]:
@@ -328,7 +324,7 @@ def word_coverage(
     aside = _aside_words(question)
     if aside:
         # What was told weighs a quarter of what is asked — all of it together, so a
-        # long story ("I'm filling in a delivery form online for a parcel") does not
+        # long story ("I'm filling in a long form on a website for a parcel") does not
         # outweigh the question ("what is our address?").
         asked = sum(v for w, v in given.items() if w in wanted and w not in aside)
         told = sum(v for w, v in given.items() if w in wanted and w in aside)
@@ -527,7 +523,7 @@ def match(
 
 def names_every_thing(question: str, *texts: str) -> bool:
     """Whether the texts name (by any of its names) every thing of the thesaurus the
-    question names: "when is the car insurance renewal due?" names insurance, which the
+    question names: "when is the car insurance due?" names insurance, which the
     MOT's line never does; "model SMS4HVI33G" names the model number, "Serial number"
     does not."""
     asked = words_of(question)
