@@ -893,6 +893,8 @@ class Documents:
         weights, the thesaurus and the embedding model alike."""
         question = textmatch.unshortened(question)  # "how do u reset it": "you"
         english = bundled_model.english_words()  # "steps" is a word, never a slip of "stops"
+        if not english:  # without a dictionary to tell words from slips, nothing is mended
+            return question
         words = [
             w
             for w in dict.fromkeys(relevance.fold(t) for t in query_tokens(question))
@@ -901,8 +903,6 @@ class Documents:
             and w not in english
             and not relevance.in_thesaurus(w)
         ]
-        if not english:  # without a dictionary to tell words from slips, nothing is mended
-            return question
         if not words:
             return question
         # The household's words first; Mnemolis's own docs (a wider vocabulary, but one

@@ -284,8 +284,8 @@ class KnowledgeStore:
         return await self.documents.term_weights(question, databases, memories)
 
     async def respelled(self, question: str) -> str:
-        """The question with its typing slips mended against every database's words and
-        the memories' ("dishwasher modle number" asks for the model)."""
+        """The question with its typing slips mended against the household's words and the
+        memories' (Mnemolis's docs only where those hold none): "recyling" is "recycling"."""
 
         def memories() -> list[Speller]:
             return [] if self.memories.problem else [self.memories.spellings]

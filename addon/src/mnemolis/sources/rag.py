@@ -41,9 +41,10 @@ POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the 
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
+_LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
 # "How do I …?", and the same asked as an instruction: "remove a folder from Mnemolis".
 _HOW = re.compile(
-    r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*(?:how (?:do|can|should|would|could) "
+    _LEAD_IN + r"(?:how (?:do|can|should|would|could) "
     r"(?:i|we|you)\b|(?:add|remove|delete|connect|install|uninstall|set up|reset|register"
     r"|reindex|configure|update|upgrade|enable|disable|clean|top up|drain|bleed|unblock)"
     r"\s+(?:a|an|the|my|our|this|it|\w+)\b)",
@@ -51,8 +52,7 @@ _HOW = re.compile(
 )
 # The action a "how do I …?" question asks about: its first word after the "how do I".
 _ACTION = re.compile(
-    r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"
-    r"(?:how (?:do|can|should|would|could) (?:i|we|you)\s+)?([a-z]+)",
+    _LEAD_IN + r"(?:how (?:do|can|should|would|could) (?:i|we|you)\s+)?([a-z]+)",
     re.IGNORECASE,
 )
 # A sentence that tells what to do: a verb of doing opens it or a clause of it ("If the
@@ -237,9 +237,8 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         ):
             return f"{last} — {_BULLET_MARK.sub('', text, count=1)}"
         return clip(text, QUOTE_CHARS)
-    scores = [
-        relevance.word_coverage(question, _telling(question, weights, units), u) for u in units
-    ]
+    telling = _telling(question, weights, units)
+    scores = [relevance.word_coverage(question, telling, u) for u in units]
     best = max(range(len(units)), key=lambda i: (scores[i], -i))
     if _HOW.match(question):
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
