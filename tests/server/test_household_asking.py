@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.knowledge import relevance
-from mnemolis.router.decompose import decompose
+from mnemolis.router.decompose import carry_subject, decompose
 from mnemolis.sources.rag import about_mnemolis, figure, forbids, quote
 from mnemolis.textmatch import unshortened
 
@@ -21,7 +21,9 @@ from .knowledge_helpers import ask, notes_client, store_of
 
 Client = Callable[..., Any]
 
-WASHER = """# Washing machine
+WASHER = """# Washing machine (Miele WWD 120)
+
+Bought in 2021. The manual is on the shared drive.
 
 ## Programmes
 
@@ -232,3 +234,44 @@ async def test_a_synonym_said_of_every_line_tells_them_apart_less(
     """ "Pick up" is "collected", said of two bins; "recycling" of one."""
     client = await household(make_client, tmp_path)
     await says(client, "when do they pick up the recycling?", "every other Friday", "Tuesday")
+
+
+def test_what_was_told_need_not_be_named_by_the_answer() -> None:
+    """ "I've just bought some fabric conditioner …": the softener's line names no buying,
+    and "first" (of "for the first time") is no part of the first aid kit."""
+    question = (
+        "I've just bought some fabric conditioner for the first time. "
+        "Which drawer compartment does it go in?"
+    )
+    softener = "The fabric softener goes in the middle compartment, the one marked with a flower."
+    assert relevance.names_every_thing(question, softener)
+    aside = relevance._aside_words(question)
+    assert {"bought", "first"} <= aside and "conditioner" not in aside
+    assert not relevance.names_every_thing("where did we buy the dishwasher?", softener)
+
+
+def test_a_question_that_refers_back_is_asked_with_the_one_before() -> None:
+    """ "… and what's their number?" alone would be any number in the house."""
+    parts = carry_subject(["Who's our plumber", "what's their number"])
+    assert parts == ["Who's our plumber and what's their number"]
+    # A statement after it stays a part of its own; a name is put in as before.
+    assert carry_subject(["what's our address", "I need it for a form"]) == [
+        "what's our address",
+        "I need it for a form",
+    ]
+    assert carry_subject(["Who is Ada Lovelace", "when was she born"]) == [
+        "Who is Ada Lovelace",
+        "when was Ada Lovelace born",
+    ]
+
+
+async def test_two_asks_about_one_thing_are_answered_together(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """The heading names the machine, the passage under it when it was bought."""
+    client = await household(make_client, tmp_path)
+    store = store_of(client)
+    await store.remember("Plumber: Dave Jones, 07700 900123.")
+    body = await ask(client, "what washing machine have we got and when did we buy it?")
+    assert "Miele WWD 120" in body["result"] and "2021" in body["result"], body
+    await says(client, "Who's our plumber and what's their number?", "07700 900123", "FD 0123")

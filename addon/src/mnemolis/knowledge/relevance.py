@@ -124,11 +124,18 @@ def _synonyms(
     return alternatives, {s: tuple(dict.fromkeys(ws)) for s, ws in spelled.items()}
 
 
-@functools.lru_cache(maxsize=2)
-def _thesaurus_words(things_only: bool = False) -> frozenset[str]:
-    """Stems of the thesaurus's words (or of its household things only, not its actions)."""
-    groups = _synonym_groups()[: len(thesaurus.THINGS)] if things_only else _synonym_groups()
-    return frozenset(w for members in groups for m, _ in members for w in m)
+@functools.lru_cache(maxsize=1)
+def _thesaurus_words() -> frozenset[str]:
+    """Stems of the thesaurus's words."""
+    return frozenset(w for members in _synonym_groups() for m, _ in members for w in m)
+
+
+def _things_named(text: str) -> frozenset[str]:
+    """Stems of the thesaurus things the text names whole: "fabric conditioner" is one,
+    the "first" of "for the first time" is no part of "first aid kit"."""
+    have = words_of(text)
+    things = _synonym_groups()[: len(thesaurus.THINGS)]
+    return frozenset(s for members in things for m, _ in members if m <= have for s in m)
 
 
 def in_thesaurus(word: str) -> bool:
@@ -202,7 +209,7 @@ def _aside_words(question: str) -> frozenset[str]:
             text = asked
             if _refers(asked):
                 # "… for the dishwasher. What make is it?": the thing "it" is stays whole.
-                kept = {w for w in content_words(lead) if stem(w) in _thesaurus_words(True)}
+                kept = {w for w in content_words(lead) if stem(w) in _things_named(lead)}
         break
     m = _PURPOSE.search(text)
     if m is not None:
@@ -525,8 +532,8 @@ def names_every_thing(question: str, *texts: str) -> bool:
     """Whether the texts name (by any of its names) every thing of the thesaurus the
     question names: "when is the car insurance due?" names insurance, which the
     MOT's line never does; "model SMS4HVI33G" names the model number, "Serial number"
-    does not."""
-    asked = words_of(question)
+    does not. What was told before the question ("I've just bought …") need not be."""
+    asked = words_of(question) - {stem(w) for w in _aside_words(question)}
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     for members in _synonym_groups():
         if any(m <= asked for m, _ in members) and not any(m <= have for m, _ in members):

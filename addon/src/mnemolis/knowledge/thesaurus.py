@@ -87,7 +87,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("microwave", "microwave oven"),
     ("extractor fan", "extractor hood", "cooker hood", "range hood", "vent hood"),
     ("kettle", "electric kettle"),
-    ("detergent", "washing powder", "laundry powder", "washing liquid", "laundry liquid",
+    ("detergent", "washing powder", "laundry powder", "powder", "washing liquid", "laundry liquid",
      "laundry detergent", "soap", "capsules", "pods", "tablets"),
     ("fabric softener", "softener", "fabric conditioner", "conditioner"),
     ("compartment", "drawer", "dispenser", "tray"),
@@ -108,7 +108,6 @@ THINGS: tuple[tuple[str, ...], ...] = (
     # --- paperwork and money --------------------------------------------------------
     ("warranty", "guarantee", "guaranty", "warrantee"),
     ("receipt", "proof of purchase", "invoice", "till receipt"),
-    ("bought", "buy", "purchased", "purchase", "got it", "get it"),
     ("shop", "store", "retailer", "seller"),
     ("expire", "expires", "expired", "expiry", "run out", "runs out", "ends", "end",
      "lapse", "lapses", "valid until", "good until", "last until"),
@@ -156,6 +155,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
 
 # What is done, checked or said of those things: words of a question, not its subject.
 ACTIONS: tuple[tuple[str, ...], ...] = (
+    ("bought", "buy", "purchased", "purchase", "got it", "get it"),
     ("service", "servicing", "serviced", "maintenance", "check-up", "checkup", "tune-up"),
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),

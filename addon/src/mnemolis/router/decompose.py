@@ -278,16 +278,21 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
     out: list[str] = []
     for i, part in enumerate(parts):
         if i and (_PRONOUN.search(part) or _IT.search(part)):
-            names = _NAME.findall(out[i - 1])
+            weather = sources_of is not None and "forecast" in sources_of(part)
+            names = _NAME.findall(out[-1])
             if len(names) == 1:  # exactly one named: no guessing between two
                 name = names[0].strip()
                 if _PRONOUN.search(part):
                     part = _PRONOUN.sub(functools.partial(_replace, name=name), part, count=1)
-                elif sources_of is not None and "forecast" not in sources_of(part):
-                    article = (
-                        "the " if _THE_NAME.search(out[i - 1][: out[i - 1].find(name)]) else ""
-                    )
+                elif sources_of is not None and not weather:
+                    article = "the " if _THE_NAME.search(out[-1][: out[-1].find(name)]) else ""
                     part = _IT.sub(article + name, part, count=1)
+            elif not names and not weather and _first_token(part) in CLAUSE_STARTERS:
+                # "Who's our plumber and what's their number?": no name to put in, so the
+                # question that refers back is asked with the one it refers to, never alone
+                # (a statement after it, "I need it for a form", stays a part of its own).
+                out[-1] = f"{out[-1]} and {part}"
+                continue
         out.append(part)
     return out
 

@@ -549,9 +549,17 @@ class RagSource(Source):
             return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
         score = match.value
         title = Path(best.hit.path).name + (f" — {best.hit.heading}" if best.hit.heading else "")
-        said = named_in_heading(question, best.hit.heading, best.hit.content) or quote(
-            question, weights, best.hit.heading, best.hit.content
-        )
+        said = quote(question, weights, best.hit.heading, best.hit.content)
+        named = named_in_heading(question, best.hit.heading, best.hit.content)
+        if named:
+            # "What washing machine have we got and when did we buy it?": the heading names
+            # it; the passage is quoted too only when it says more of what was asked.
+            more = relevance.word_coverage(question, weights, named, said)
+            said = (
+                f"{named}: {said}"
+                if more > relevance.word_coverage(question, weights, named)
+                else named
+            )
         evidence = Evidence(
             source=self.name,
             title=f"{best.db}: {title}",
