@@ -95,6 +95,12 @@ def test_a_warning_against_it_is_no_way_to_do_it() -> None:
     heading = "Heatmaster 30i > Resetting the boiler"
     said = quote("how do I restart the boiler?", {}, heading, RESET.split("\n\n")[0])
     assert said.startswith("If the display shows a flashing fault code, press and hold")
+    # Told first, the situation leaves "how do I" what is asked.
+    told = "The boiler has stopped and a red light is flashing on the front. How do I reset it?"
+    assert relevance.asked(told) == "How do I reset it?"
+    weights = {"boiler": 1.5, "stopped": 3.0, "light": 3.0, "flashing": 3.0, "reset": 2.3}
+    said = quote(told, weights, heading, RESET.split("\n\n")[0])
+    assert "press and hold the reset button" in said, said
 
 
 async def test_what_is_told_before_the_question_is_its_context(
@@ -140,6 +146,11 @@ def test_a_statement_joins_the_question_after_it() -> None:
     assert decompose(told, lambda part: ["ha"] if "light" in part else ["rag"]) == [
         "The boiler has stopped and a red light is flashing. How do I reset it"
     ]
+    # What a sentence tells before its question is that question's situation.
+    assert decompose(
+        "It's freezing outside and the boiler has stopped, what should I do?",
+        lambda part: ["forecast"] if "freezing" in part else ["rag"],
+    ) == ["It's freezing outside and the boiler has stopped. what should I do"]
     # A clause saying when is part of the question after it.
     when = "When I ask you to remember something, how do you keep it?"
     assert decompose(when, lambda part: ["memory"] if "remember" in part else ["rag"]) == [

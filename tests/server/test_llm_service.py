@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient
 
 from mnemolis.llm import LLMService
 from mnemolis.llm.convert_bert import main as convert_main
-from mnemolis.llm.prompts import compose_messages
+from mnemolis.llm.prompts import compose_messages, keeps_every_sentence
 from mnemolis.models import Evidence
 from mnemolis.rest import keys
 from mnemolis.spoken import spoken_form
@@ -123,6 +123,22 @@ def test_spoken_fallback_is_deterministic() -> None:
         "Paris is the capital. It is big."
     )
     assert spoken_form("") == ""
+
+
+def test_a_spoken_rewrite_that_drops_a_sentence_is_not_used() -> None:
+    """The model kept the situation and lost what to do: the plain form is read instead."""
+    answer = (
+        "In freezing weather the condensate pipe can freeze and the boiler stops. "
+        "Pour warm water, never boiling water, along the pipe and then reset the boiler."
+    )
+    assert not keeps_every_sentence(
+        "In freezing weather the condensate pipe can freeze and the boiler stops.", answer
+    )
+    assert keeps_every_sentence(
+        "When it freezes the condensate pipe freezes and the boiler stops; pour warm water "
+        "along the pipe, then reset the boiler.",
+        answer,
+    )
 
 
 async def test_chat_and_list_models_tools(

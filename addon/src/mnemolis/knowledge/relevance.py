@@ -198,19 +198,12 @@ def _aside_words(question: str) -> frozenset[str]:
     """Content words of what surrounds the question itself: the situation told before it,
     and a trailing "I need to …" clause; words the question itself says, and the thing
     it refers back to ("… what make is it?"), stay whole."""
-    text = question
-    aside: list[str] = []
+    lead, text = _told(question)
+    aside: list[str] = [lead] if lead else []
     kept: set[str] = set()
-    # "The gauge says 1.2, is that ok?" asks about what was just said: no situation.
-    for cut in [] if ASKS_CHECK.match(text) else reversed(list(_ASKED.finditer(text))):
-        lead, asked = text[: cut.start()], text[cut.end() :]
-        if len(_WORD.findall(lead)) >= LEAD_WORDS and (_own_words(asked) or _refers(asked)):
-            aside.append(lead)
-            text = asked
-            if _refers(asked):
-                # "… for the dishwasher. What make is it?": the thing "it" is stays whole.
-                kept = {w for w in content_words(lead) if stem(w) in _things_named(lead)}
-        break
+    if lead and _refers(text):
+        # "… for the dishwasher. What make is it?": the thing "it" is stays whole.
+        kept = {w for w in content_words(lead) if stem(w) in _things_named(lead)}
     m = _PURPOSE.search(text)
     if m is not None:
         aside.append(m.group("tail") or m.group("doing") or "")
@@ -219,6 +212,24 @@ def _aside_words(question: str) -> frozenset[str]:
     if not head:
         return frozenset()
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
+
+
+def _told(question: str) -> tuple[str, str]:
+    """(the situation told before the question, the question itself); no situation when
+    the lead is a few words ("the dishwasher, when did we buy it?") or the question is
+    about what was just said ("The gauge says 1.2, is that ok?")."""
+    cuts = [] if ASKS_CHECK.match(question) else list(_ASKED.finditer(question))
+    if cuts:
+        lead, asked = question[: cuts[-1].start()], question[cuts[-1].end() :]
+        if len(_WORD.findall(lead)) >= LEAD_WORDS and (_own_words(asked) or _refers(asked)):
+            return lead, asked
+    return "", question
+
+
+def asked(question: str) -> str:
+    """The question itself, without the situation told first: what "how do I …?" or
+    "when …?" is matched against ("The boiler has stopped. How do I reset it?")."""
+    return _told(question)[1]
 
 
 def _refers(asked: str) -> bool:
@@ -453,6 +464,7 @@ def gives_what_is_asked(question: str, *texts: str) -> bool:
     "When does the guarantee end?" is answered by "The warranty runs out on 14 March
     2028." although it shares none of the question's words.
     """
+    question = asked(question)
     for asks, answer in _KINDS:
         if asks.match(question):
             return any(answer.search(text) is not None for text in texts)

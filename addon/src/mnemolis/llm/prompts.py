@@ -77,6 +77,19 @@ def overlap(candidate: str, source: str) -> float:
     return len(words & have) / len(words)
 
 
+KEPT = 0.4  # of each sentence's words, what a rewrite must keep to still say it
+
+
+def keeps_every_sentence(candidate: str, source: str) -> bool:
+    """Whether the candidate still says each sentence of the source: a rewrite that drops
+    "Pour warm water along the pipe" kept the situation and lost what to do."""
+    return all(
+        overlap(sentence, candidate) >= KEPT
+        for sentence in SENTENCE.split(source)
+        if _WORD.search(sentence)
+    )
+
+
 def compose_messages(
     question: str, evidence: Sequence[Evidence], now: datetime | None = None
 ) -> list[dict[str, str]]:

@@ -476,6 +476,7 @@ class LLMService:
             or len(short) > len(fallback) * 1.5
             or not prompts.grounded(short, text)
             or prompts.overlap(short, text) < 0.75
+            or not prompts.keeps_every_sentence(short, fallback)
         ):
             return fallback
         return short

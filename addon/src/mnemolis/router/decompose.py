@@ -120,11 +120,37 @@ def _told_then_asked(text: str) -> list[tuple[str, str]]:
         if mark in (".", "!") and _TOLD.match(sentence):
             told = f"{told} {sentence}." if told else f"{sentence}."
             continue
+        lead, sentence = _said_first(sentence)
+        if lead:  # "It's freezing and the boiler has stopped, what should I do?"
+            told = f"{told} {lead}." if told else f"{lead}."
         out.append((told, sentence))
         told = ""
     if told:
         out.append(("", told.rstrip(".")))
     return out
+
+
+# Where a question starts after what is told in the same sentence: ", what should I do".
+_ASKS_AFTER = re.compile(
+    r",\s+(?=(?:what|what's|which|who|where|where's|when|how|why|can|could|should|do|does|is"
+    r"|are)\b)",
+    re.IGNORECASE,
+)
+LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is its subject
+
+
+def _said_first(sentence: str) -> tuple[str, str]:
+    """(what the sentence tells before its question, the question): "The boiler has
+    stopped and it's gurgling, what do I do?" is one question with its situation."""
+    if not _TOLD.match(sentence):
+        return "", sentence
+    cuts = list(_ASKS_AFTER.finditer(sentence))
+    if not cuts:
+        return "", sentence
+    lead, asked = sentence[: cuts[-1].start()], sentence[cuts[-1].end() :]
+    if len(lead.split()) < LEAD_WORDS:
+        return "", sentence
+    return lead.strip(), asked.strip()
 
 
 def _clean(piece: str) -> str:

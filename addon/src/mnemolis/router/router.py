@@ -825,7 +825,8 @@ class Router:
         )
         heard = list(dict.fromkeys(o.text for o in answered)) or texts
         spoken_bits = ([said] if said else []) + list(
-            dict.fromkeys(spoken_form(t, 1 if len(outcomes) > 1 or said else 2) for t in heard)
+            # One answer (two parts answered alike) is read as one: two sentences.
+            dict.fromkeys(spoken_form(t, 1 if len(heard) > 1 or said else 2) for t in heard)
         )
         return SearchResult(
             query=req.query,

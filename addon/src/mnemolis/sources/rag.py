@@ -223,7 +223,8 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             return text
         cut = text.rfind("\n", 0, QUOTE_MAX)
         return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
-    if _STEPS.search(text) and len(text) <= (STEPS_MAX if _HOW.match(question) else QUOTE_MAX):
+    how = _HOW.match(relevance.asked(question)) is not None
+    if _STEPS.search(text) and len(text) <= (STEPS_MAX if how else QUOTE_MAX):
         return text  # one procedure, read whole
     units = _units(text)
     if len(units) <= 1:
@@ -240,7 +241,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     telling = _telling(question, weights, units)
     scores = [relevance.word_coverage(question, telling, u) for u in units]
     best = max(range(len(units)), key=lambda i: (scores[i], -i))
-    if _HOW.match(question):
+    if how:
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
         # …"), not by what happens then ("The boiler restarts …") though it says "boiler".
         doing = [i for i, u in enumerate(units) if scores[i] > 0 and _INSTRUCTION.search(u)]
@@ -441,10 +442,11 @@ async def relevant_passages(
         question, limit=CANDIDATES, mode="hybrid", databases=names, failed=failed
     )
     model = store.model_embedder()
-    how = _HOW.match(question) is not None
+    itself = relevance.asked(question)  # "The boiler's stopped. How do I reset it?"
+    how = _HOW.match(itself) is not None
     why = (
-        relevance.ASKS_WHY.match(question)
-        or relevance.ASKS_WHEN_TO.match(question)
+        relevance.ASKS_WHY.match(itself)
+        or relevance.ASKS_WHEN_TO.match(itself)
         or relevance.ASKS_CHECK.match(question)
     )
     files = {Path(p.hit.path).name for p in passages}
