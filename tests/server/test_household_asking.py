@@ -237,6 +237,7 @@ async def test_a_reading_asked_about_is_answered_by_what_it_should_be(
     """ "The gauge says 1.2, is that ok?": the normal range, not the step that holds 1.2."""
     client = await household(make_client, tmp_path)
     await says(client, "the boiler gauge says 1.2, is that ok?", "between 1 and 1.5 bar")
+    await says(client, "the boiler gauge says 1.2, is that bad?", "between 1 and 1.5 bar")
 
 
 async def test_a_synonym_said_of_every_line_tells_them_apart_less(
@@ -245,6 +246,8 @@ async def test_a_synonym_said_of_every_line_tells_them_apart_less(
     """ "Pick up" is "collected", said of two bins; "recycling" of one."""
     client = await household(make_client, tmp_path)
     await says(client, "when do they pick up the recycling?", "every other Friday", "Tuesday")
+    # What goes in a bin names it: grass cuttings are garden waste.
+    await says(client, "when do they take the grass cuttings?", "first Monday", "Tuesday")
 
 
 def test_what_was_told_need_not_be_named_by_the_answer() -> None:

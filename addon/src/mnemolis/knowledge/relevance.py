@@ -238,9 +238,13 @@ def _refers(asked: str) -> bool:
 
 
 def readings_checked(question: str) -> frozenset[str]:
-    """The figures of "the gauge says 1.2, is that ok?": what the person reads off, which
-    says nothing about where the answer (what it should be) is written."""
-    return frozenset(_READING.findall(question)) if ASKS_CHECK.match(question) else frozenset()
+    """The figures of "the gauge says 1.2, is that ok?" (what the person reads off) and
+    the judgement asked for: neither says where the answer (what it should be) is written."""
+    check = ASKS_CHECK.match(question)
+    if check is None:
+        return frozenset()
+    # "bad" in "is that bad?" is the judgement asked for, which the answer need not say.
+    return frozenset(_READING.findall(question)) | frozenset(content_words(check.group("check")))
 
 
 def _own_words(text: str) -> set[str]:
@@ -392,7 +396,8 @@ ASKS_WHEN_TO = re.compile(
 # "The gauge says 1.2, is that ok?": a reading the person gives, asking whether it is
 # right, is answered by what it should be, not by a line that happens to hold the figure.
 ASKS_CHECK = re.compile(
-    r".*\bis (?:that|this|it) (?:ok|okay|normal|fine|right|alright|too (?:low|high))\b",
+    r".*\bis (?:that|this|it) (?P<check>ok|okay|normal|fine|right|alright|bad|good|safe"
+    r"|dangerous|enough|a problem|an issue|too (?:low|high|much|little))\b",
     re.IGNORECASE,
 )
 _READING = re.compile(r"\d+(?:[.,]\d+)?")

@@ -43,7 +43,8 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("bin", "bins", "rubbish", "trash", "garbage", "refuse", "dustbin", "wheelie bin",
      "waste", "bin day", "bin collection", "bin men", "binmen", "garbage truck"),
     ("recycling", "recycle", "recyclables", "blue bin"),
-    ("garden waste", "green waste", "yard waste", "green bin", "compost bin"),
+    ("garden waste", "green waste", "yard waste", "green bin", "compost bin", "brown bin",
+     "garden rubbish", "grass cuttings", "hedge clippings"),
     ("general waste", "household waste", "black bin", "landfill"),
     ("collected", "collection", "picked up", "pick up", "emptied", "taken away"),
     # --- internet and phones --------------------------------------------------------
