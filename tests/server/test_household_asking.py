@@ -289,3 +289,15 @@ async def test_two_asks_about_one_thing_are_answered_together(
     body = await ask(client, "what washing machine have we got and when did we buy it?")
     assert "Miele WWD 120" in body["result"] and "2021" in body["result"], body
     await says(client, "Who's our plumber and what's their number?", "07700 900123", "FD 0123")
+
+
+def test_a_code_the_question_names_must_be_in_the_answer() -> None:
+    """The dishwasher's E15 is in no document: the boiler's rows and the warranty record
+    share its words, never its code."""
+    row = "Code: F22 | Meaning: Low water pressure | What to do: Top up the pressure."
+    assert relevance.holds_every_code("what does F22 mean?", row)
+    assert relevance.holds_every_code("the boiler says F 22", row)
+    assert not relevance.holds_every_code("what does error code E15 mean?", row)
+    assert relevance.holds_every_code("what does the error mean?", row)
+    assert not relevance.match("what does code E15 mean?", None, [row]).answers
+    assert relevance.match("what does code F22 mean?", None, [row]).answers

@@ -506,6 +506,7 @@ class Match:
     meaning: float | None = None
     unrelated: bool = False  # the model ranked the text and called it unrelated
     things: bool = True  # the text says every household thing the question names
+    codes: bool = True  # the text holds every fault code the question names ("E15")
 
     @property
     def answers(self) -> bool:
@@ -513,8 +514,8 @@ class Match:
         the model, when it ranked the text, does not call it unrelated while the words
         say little more than enough ("when was the roof last replaced?" shares "last"
         and "replace" with the smoke alarm's battery line)."""
-        if self.unrelated and self.words < WORDS_SURE:
-            return False
+        if not self.codes or (self.unrelated and self.words < WORDS_SURE):
+            return False  # "what does E15 mean?" is never answered by F22's row
         if self.things and min(self.words, self.meaning or 0.0) >= AGREE:
             return True  # never when a thing asked about is missing (the car's *insurance*)
         return max(self.words, self.meaning or 0.0) >= ANSWERS
@@ -538,11 +539,27 @@ def match(
     meaning when a real model ranked them."""
     texts, weak = list(texts), list(weak)
     words = word_coverage(question, weights, *texts, weak=weak)
+    codes = holds_every_code(question, *texts, *weak)
     if not model:
-        return Match(words)
+        return Match(words, codes=codes)
     said = meaning(similarity)
     unrelated = similarity is not None and said < UNRELATED
-    return Match(words, said, unrelated, names_every_thing(question, *texts, *weak))
+    return Match(words, said, unrelated, names_every_thing(question, *texts, *weak), codes)
+
+
+# A fault or error code as displays show them: "E15", "F22", "F 75" is read as "F75".
+_CODE = re.compile(r"\b([A-Za-z]{1,2}) ?(\d{2,3})\b")
+
+
+def _codes(text: str) -> frozenset[str]:
+    return frozenset(f"{a}{n}".lower() for a, n in _CODE.findall(text))
+
+
+def holds_every_code(question: str, *texts: str) -> bool:
+    """Whether the texts hold every code the question names: a dishwasher's E15 is no
+    line of the boiler's table, however alike the words around it."""
+    asked = _codes(question)
+    return not asked or asked <= frozenset().union(*(_codes(t) for t in texts))
 
 
 def names_every_thing(question: str, *texts: str) -> bool:
