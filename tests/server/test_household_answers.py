@@ -108,3 +108,14 @@ async def test_without_a_household_match_the_bundled_docs_stay_quiet(
         refs = [c.get("ref", "") for c in body["citations"]]
         assert not any("bundled_docs" in r for r in refs), (question, body)
         assert "five seconds" not in body["result"], (question, body)
+
+
+async def test_what_the_assistant_can_do_is_answered_in_plain_words(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """docs/faq.md answers what people ask about the assistant itself, in their words."""
+    client = await household(make_client, tmp_path)
+    body = await ask(client, "what can you look things up in?")
+    assert "Kiwix" in body["result"] and "faq.md" in body["result"], body
+    body = await ask(client, "which kinds of files can you read?")
+    assert "PDF" in body["result"] and "Word documents" in body["result"], body
