@@ -117,5 +117,5 @@ async def test_what_the_assistant_can_do_is_answered_in_plain_words(
     client = await household(make_client, tmp_path)
     body = await ask(client, "what can you look things up in?")
     assert "Kiwix" in body["result"] and "faq.md" in body["result"], body
-    body = await ask(client, "which kinds of files can you read?")
+    body = await ask(client, "can you read PDFs and Word files?")
     assert "PDF" in body["result"] and "Word documents" in body["result"], body

@@ -227,6 +227,7 @@ def test_words_and_model_agreeing_answer_unless_a_thing_is_missing() -> None:
 def test_questions_to_the_assistant_about_itself_are_about_mnemolis() -> None:
     assert about_mnemolis("what sources can you look things up in?")
     assert about_mnemolis("how do I get you to remember something?")
+    assert about_mnemolis("can you read PDF files?")
     assert not about_mnemolis("can you tell me the wifi password?")
     assert not about_mnemolis("what sources of heat does the house have?")
 

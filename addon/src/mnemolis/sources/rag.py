@@ -90,7 +90,7 @@ _MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
 _YOU = frozenset({"you", "your", "yourself"})
 _ITSELF = (
     "source sources remember forget memory memories data stored connect documents folder "
-    "search look"
+    "search look files file formats pdf pdfs link hook"
 )
 _ITSELF_STEMS = frozenset(relevance.stem(w) for w in _ITSELF.split())
 
