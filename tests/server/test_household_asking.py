@@ -302,3 +302,21 @@ def test_a_code_the_question_names_must_be_in_the_answer() -> None:
     assert relevance.holds_every_code("what does the error mean?", row)
     assert not relevance.match("what does code E15 mean?", None, [row]).answers
     assert relevance.match("what does code F22 mean?", None, [row]).answers
+
+
+async def test_a_part_nothing_answers_alone_is_asked_after_the_one_before(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "the whole unit" names nothing by itself; after the smoke alarm's part it does."""
+    alarm = (
+        "# SafeHome smoke alarm\n\n## Battery\n\nThe sealed battery lasts ten years. "
+        "Replace the whole alarm by June 2033.\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"smoke-alarm.md": alarm})
+    body = await ask(
+        client,
+        "How long does the battery in the smoke alarm last, and when does the whole unit "
+        "need replacing?",
+    )
+    assert "ten years" in body["result"] and "June 2033" in body["result"], body
+    assert "No source could answer" not in body["result"], body

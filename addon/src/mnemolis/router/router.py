@@ -519,6 +519,7 @@ class Router:
                 )
             else:
                 outcomes = await parts
+            outcomes = await self._with_context(plan, list(outcomes), ctx, deadline_at)
         result = self._assemble(req, plan, verdict_run, list(outcomes))
         result.elapsed_ms = (time.perf_counter() - started) * 1000
         last = outcomes[-1] if outcomes else None
@@ -526,6 +527,23 @@ class Router:
             used = last.answered_by or plan.parts[-1].sources
             self.conversations.put(req.conversation_id, plan.parts[-1].query, used)
         return result
+
+    async def _with_context(
+        self, plan: Plan, outcomes: list[PartOutcome], ctx: QueryContext, deadline_at: float
+    ) -> list[PartOutcome]:
+        """A later part nothing answered alone is asked again after the part before it:
+        "…the battery in the smoke detector last, and when does the whole unit need
+        replacing?" leaves "the whole unit" to the part that named it."""
+        out = list(outcomes)
+        for i in range(1, len(out)):
+            part = plan.parts[i]
+            if out[i].source_used != "none" or part.mode in ("language", "explicit"):
+                continue
+            asked = f"{plan.parts[i - 1].query}. {part.query}"
+            again = await self._run_part(i, self.decide(asked), ctx, deadline_at)
+            if again.source_used != "none" and again.text not in {o.text for o in out}:
+                out[i] = dataclasses.replace(again, query=part.query, runs=out[i].runs + again.runs)
+        return out
 
     async def _plan_async(
         self,
