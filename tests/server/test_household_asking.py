@@ -320,3 +320,14 @@ async def test_a_part_nothing_answers_alone_is_asked_after_the_one_before(
     )
     assert "ten years" in body["result"] and "June 2033" in body["result"], body
     assert "No source could answer" not in body["result"], body
+
+
+def test_each_ask_of_a_question_is_quoted_its_kind_of_fact() -> None:
+    """A duration for "how long", and the date for "when" after it."""
+    cover = (
+        "Two years of warranty, extended to five years by registering online. "
+        "Cover ends on 14 March 2028."
+    )
+    weights = {"long": 2.0, "warranty": 2.0, "finish": 3.0}
+    said = quote("how long is the warranty and when does it finish?", weights, "", cover)
+    assert "five years" in said and "14 March 2028" in said, said

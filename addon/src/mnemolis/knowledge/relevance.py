@@ -476,6 +476,19 @@ def gives_what_is_asked(question: str, *texts: str) -> bool:
     return False
 
 
+_CLAUSE_BREAK = re.compile(r",?\s+and\s+|[,;]\s+", re.IGNORECASE)
+
+
+def gives_more(question: str, quoted: str, text: str) -> bool:
+    """Whether the text gives a kind of fact one of the question's asks wants and the
+    quote does not yet: "how long is the warranty and when does it end?" asks for a
+    duration and for a date."""
+    clauses = [question, *_CLAUSE_BREAK.split(asked(question))]
+    return any(
+        gives_what_is_asked(c, text) and not gives_what_is_asked(c, quoted) for c in clauses
+    )
+
+
 _QUOTED = re.compile(r'"[^"\n]{1,200}"|\u201c[^\u201d\n]{1,200}\u201d')
 
 

@@ -283,9 +283,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         if length + 1 + len(units[i]) > QUOTE_MAX:
             break
         fragment = length < QUOTE_MIN and not ENDS_SENTENCE.search(picked[-1])
-        gives = relevance.gives_what_is_asked(question, units[i]) and not (
-            relevance.gives_what_is_asked(question, " ".join(picked))
-        )
+        gives = relevance.gives_more(question, " ".join(picked), units[i])
         answers = gives or (scores[i] > 0 and not one_per_line)
         if not answers and not fragment and not _leans_back(units[i]):
             break
