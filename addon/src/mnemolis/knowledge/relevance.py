@@ -484,9 +484,7 @@ def gives_more(question: str, quoted: str, text: str) -> bool:
     quote does not yet: "how long is the warranty and when does it end?" asks for a
     duration and for a date."""
     clauses = [question, *_CLAUSE_BREAK.split(asked(question))]
-    return any(
-        gives_what_is_asked(c, text) and not gives_what_is_asked(c, quoted) for c in clauses
-    )
+    return any(gives_what_is_asked(c, text) and not gives_what_is_asked(c, quoted) for c in clauses)
 
 
 _QUOTED = re.compile(r'"[^"\n]{1,200}"|\u201c[^\u201d\n]{1,200}\u201d')
