@@ -30,6 +30,11 @@ Bought in 2021. The manual is on the shared drive.
 - Cottons 60 °C: towels and bedding, takes 3 h 19 min
 - QuickPowerWash: a full load in 49 minutes
 - Wool: hand-wash wool, cold or 30 °C
+
+## Detergent
+
+Liquid detergent goes in the left compartment. The fabric softener goes in the middle
+compartment, the one marked with a flower.
 """
 
 RESET = (
@@ -247,6 +252,8 @@ async def test_a_synonym_said_of_every_line_tells_them_apart_less(
     """ "Pick up" is "collected", said of two bins; "recycling" of one."""
     client = await household(make_client, tmp_path)
     await says(client, "when do they pick up the recycling?", "every other Friday", "Tuesday")
+    # "bit" says how it is asked, not what about; the powder is the detergent.
+    await says(client, "which bit of the drawer does the powder go in?", "left compartment")
     # What goes in a bin names it: grass cuttings are garden waste.
     await says(client, "when do they take the grass cuttings?", "first Monday", "Tuesday")
 

@@ -287,7 +287,7 @@ def misspelt_in(word: str, have: frozenset[str]) -> bool:
 _FUNCTION = (
     "about above across after against along among around before behind below beneath "
     "beside besides between beyond during except inside near onto outside over since "
-    "through throughout toward towards under underneath until upon within without "
+    "through throughout toward towards under underneath until upon while whilst within without "
     "already also again actually currently even ever just only quite really still too very yet "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
@@ -296,7 +296,7 @@ _FUNCTION = (
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
 # dishwasher?" by "Bosch Serie 4 dishwasher"), like "called".
-_FRAME = "name names make brand"
+_FRAME = "name names make brand bit"
 FUNCTION_WORDS = frozenset(_FUNCTION.split()) | frozenset(_FRAME.split())
 FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
 
