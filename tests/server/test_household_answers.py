@@ -119,3 +119,5 @@ async def test_what_the_assistant_can_do_is_answered_in_plain_words(
     assert "Kiwix" in body["result"] and "faq.md" in body["result"], body
     body = await ask(client, "can you read PDFs and Word files?")
     assert "PDF" in body["result"] and "Word documents" in body["result"], body
+    body = await ask(client, "is there a way to hook you up to an AI chat app?")
+    assert "MCP" in body["result"] and "faq.md" in body["result"], body

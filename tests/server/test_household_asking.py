@@ -15,7 +15,7 @@ from typing import Any
 from mnemolis.knowledge import relevance
 from mnemolis.router.decompose import carry_subject, decompose
 from mnemolis.sources.rag import about_mnemolis, figure, forbids, quote
-from mnemolis.textmatch import unshortened
+from mnemolis.textmatch import unshortened, without_fillers
 
 from .knowledge_helpers import ask, notes_client, store_of
 
@@ -338,3 +338,36 @@ def test_each_ask_of_a_question_is_quoted_its_kind_of_fact() -> None:
     weights = {"long": 2.0, "warranty": 2.0, "finish": 3.0}
     said = quote("how long is the warranty and when does it finish?", weights, "", cover)
     assert "five years" in said and "14 March 2028" in said, said
+
+
+def test_what_speech_puts_between_words_is_not_asked() -> None:
+    """ "um" is dropped, and a situation said without commas still leads the question."""
+    assert without_fillers("the light is flashing um how do I reset it") == (
+        "the light is flashing how do I reset it"
+    )
+    assert without_fillers("Erm, where is the fuse box?") == "where is the fuse box?"
+    assert without_fillers("the summer programme") == "the summer programme"
+    told = "the boiler's gone off and a light is flashing how do I reset it"
+    assert decompose(told, lambda part: ["memory"] if "off" in part else ["rag"]) == [
+        "the boiler's gone off and a light is flashing. how do I reset it"
+    ]
+
+
+async def test_a_time_of_day_is_answered_by_the_rule_that_gives_one(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Quarter past ten tonight" is a time of day; "after 22:00" says one."""
+    client = await household(make_client, tmp_path)
+    await store_of(client).remember(
+        "Never run the tumble dryer after 22:00, the neighbours complained about the noise."
+    )
+    await says(client, "can I run the tumble dryer at quarter past ten tonight?", "22:00")
+    assert relevance.clock_words("is it ok at half ten?") == {"half", "ten"}
+    assert relevance.clock_words("the battery lasts ten years") == frozenset()
+
+
+def test_why_or_an_example_after_the_question_weighs_less() -> None:
+    aside = relevance._aside_words("where's the meter, need to send them a reading")
+    assert "reading" in aside and "meter" not in aside
+    aside = relevance._aside_words("how do I add a new document, like the manual for the fridge")
+    assert "fridge" in aside and "document" not in aside

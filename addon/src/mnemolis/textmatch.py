@@ -58,6 +58,15 @@ def unshortened(text: str) -> str:
     return _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text)
 
 
+# What speech puts between words ("… flashing um how do I reset it"): never a word asked.
+_FILLER = re.compile(r"\s*\b(?:u+m+|u+h+|e+r+m+|u+h+m+|h+m+|er)\b[,.]?", re.IGNORECASE)
+
+
+def without_fillers(text: str) -> str:
+    """The text without the "um"s and "erm"s a voice transcript keeps."""
+    return _FILLER.sub("", text).strip()
+
+
 def normalize(text: str) -> str:
     """Lower case, straight apostrophes, contractions and shorthand expanded, single spaces."""
     text = unshortened(text.translate(_APOSTROPHES).lower())

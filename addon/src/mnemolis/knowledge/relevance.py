@@ -162,12 +162,14 @@ def synonym_words(question: str, word: str | None = None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for ws in spelled.values() for w in ws))
 
 
-# "What's the address here? I need to tell the taxi", "…, I'm booking a taxi home": why
-# the person asks, after the question itself, says less about which passage answers
-# than the question does.
+# "What's the address here? I need to tell the taxi", "…, I'm booking a taxi home",
+# "…, like the manual for the fridge": why the person asks, or an example, after the
+# question itself says less about which passage answers than the question does.
 _PURPOSE = re.compile(
     r"(?:[,.;!?]\s*|\s)(?:(?:because|as|since|so that|so)\s+)?(?:i|we)(?:'ve| have)?"
     r"\s+(?:need|have|want|got|must)\s+to\b(?P<tail>.*)$"
+    r"|[,.;!?]\s*(?:need|have|want|got)\s+to\b(?P<bare>.*)$"
+    r"|[,;]\s*(?:like|such as|for example|for instance|e\.g\.)\s+(?P<example>.*)$"
     r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$",
     re.IGNORECASE,
 )
@@ -206,7 +208,7 @@ def _aside_words(question: str) -> frozenset[str]:
         kept = {w for w in content_words(lead) if stem(w) in _things_named(lead)}
     m = _PURPOSE.search(text)
     if m is not None:
-        aside.append(m.group("tail") or m.group("doing") or "")
+        aside.append(next((g for g in m.groups() if g), ""))
         text = text[: m.start()]
     head = (_own_words(text) | kept) - readings_checked(text)
     if not head:
@@ -286,17 +288,17 @@ def misspelt_in(word: str, have: frozenset[str]) -> bool:
 # Particles of phrasal verbs ("turn off", "run out", "top up") are not among them.
 _FUNCTION = (
     "about above across after against along among around before behind below beneath "
-    "beside besides between beyond during except inside near onto outside over since "
+    "beside besides between beyond during except inside near onto outside over past since "
     "through throughout toward towards under underneath until upon while whilst within without "
     "already also again actually currently even ever just only quite really still too very yet "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
-    "whole entire full complete exact"
+    "whole entire full complete exact abouts whereabouts"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
 # dishwasher?" by "Bosch Serie 4 dishwasher"), like "called".
-_FRAME = "name names make brand bit"
+_FRAME = "name names make brand bit way"
 FUNCTION_WORDS = frozenset(_FUNCTION.split()) | frozenset(_FRAME.split())
 FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
 
@@ -359,6 +361,7 @@ def word_coverage(
         total = sum(given.get(w, 1.0) for w in wanted)
     found = 0.0
     frame = _frame_words(question)
+    clock = clock_words(question)
     for w in wanted:
         key = stem(w)
         if key in frame:
@@ -368,6 +371,9 @@ def word_coverage(
             total -= given.get(w, 1.0)
         elif key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
             found += given.get(w, 1.0)
+        elif w in clock and any(_CLOCK.search(t) for t in texts):
+            # "at quarter past ten" is a time of day, which "after 22:00" speaks of.
+            found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif (
             any(alt <= have for alt in alternatives.get(key, ()))
             or misspelt_in(key, have)
@@ -379,6 +385,22 @@ def word_coverage(
         elif any(alt <= have | around for alt in alternatives.get(key, ())):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
     return found / total if total > 0 else 0.0
+
+
+_HOURS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\\d{1,2}"
+# A time of day as people say it: "quarter past ten", "half ten", "10pm", "six o'clock".
+_SAID_CLOCK = re.compile(
+    rf"\b(?:(?:quarter|half|\d{{1,2}}|twenty|five|ten) (?:past|to) (?:{_HOURS})"
+    rf"|half (?:{_HOURS})|(?:{_HOURS}) ?(?:am|pm|o'?clock)|\d{{1,2}}[:.]\d{{2}})\b",
+    re.IGNORECASE,
+)
+# A time of day as a note writes it: "22:00", "6:30", "10pm".
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm)\b", re.IGNORECASE)
+
+
+def clock_words(question: str) -> frozenset[str]:
+    """The words of the times of day a question names ("quarter past ten")."""
+    return frozenset(w for m in _SAID_CLOCK.finditer(question) for w in content_words(m.group(0)))
 
 
 _MONTHS = (

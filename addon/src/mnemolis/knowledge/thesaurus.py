@@ -26,9 +26,9 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("fuse box", "fusebox", "consumer unit", "breaker box", "breaker panel", "circuit breakers",
      "electrical panel", "electric panel", "trip switch", "fuse board", "breakers", "fuses",
      "electrics"),
-    ("electricity meter", "electric meter", "power meter", "meter"),
+    ("electricity meter", "electric meter", "power meter", "meter", "leccy meter"),
     ("gas meter", "meter"),
-    ("electricity", "electric", "power", "mains power"),
+    ("electricity", "electric", "power", "mains power", "leccy"),
     ("heating", "central heating", "radiators", "heaters"),
     ("thermostat", "heating controls", "temperature dial", "heating dial"),
     ("boiler", "furnace", "water heater", "combi"),
@@ -153,6 +153,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("document", "documents", "docs", "files"),
     ("install", "installing", "set up", "setup"),
     ("search", "look up", "look things up", "look it up", "searches"),
+    ("ai app", "ai client", "ai assistant", "ai chat app", "chat app", "chatbot", "mcp client"),
 )  # fmt: skip
 
 # What is done, checked or said of those things: words of a question, not its subject.
@@ -162,6 +163,7 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),
     ("reset", "reboot", "power cycle", "restart"),
+    ("connect", "hook up", "hook you up", "link", "link up", "plug in", "pair"),
     ("vacuum", "hoover", "vacuum cleaner", "hoovering", "vacuuming"),
     ("error", "fault", "error code", "fault code", "warning code"),
     ("frozen", "freeze", "freezes", "freezing", "iced up", "icy"),
@@ -170,7 +172,7 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("noise", "noisy", "loud", "racket"),
     ("too low", "drops", "drop", "falls", "fall below", "below", "less than"),
     ("too high", "rises", "goes up", "above", "more than", "over"),
-    ("late", "at night", "night", "after 10", "after ten", "evening"),
+    ("late", "at night", "night", "tonight", "after 10", "after ten", "evening"),
     ("weekdays", "monday to friday", "working days", "workdays"),
     ("weekend", "weekends", "saturday and sunday"),
 )  # fmt: skip

@@ -133,7 +133,8 @@ def _told_then_asked(text: str) -> list[tuple[str, str]]:
 # Where a question starts after what is told in the same sentence: ", what should I do".
 _ASKS_AFTER = re.compile(
     r",\s+(?=(?:what|what's|which|who|where|where's|when|how|why|can|could|should|do|does|is"
-    r"|are)\b)",
+    r"|are)\b)"
+    r"|\s(?=(?:how|what|where) (?:do|can|should|would) (?:i|we)\b)",  # speech has no commas
     re.IGNORECASE,
 )
 LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is its subject

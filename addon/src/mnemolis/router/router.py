@@ -25,6 +25,7 @@ from ..models import (
 )
 from ..sources.base import INSTEAD_OF, QueryContext
 from ..spoken import spoken_form
+from ..textmatch import without_fillers
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
@@ -419,7 +420,7 @@ class Router:
         conversation_id: str | None,
     ) -> Plan:
         vocab = self.vocab
-        text = query.strip()
+        text = without_fillers(query)
         language = detect(text)
         if not language.english:
             why = f"not English: {language.reason}; {ONLY_ENGLISH}"
@@ -541,7 +542,7 @@ class Router:
                 continue
             asked = f"{plan.parts[i - 1].query}. {part.query}"
             again = await self._run_part(i, self.decide(asked), ctx, deadline_at)
-            if again.source_used != "none" and again.text not in {o.text for o in out}:
+            if again.source_used != "none":  # the same passage as another part's: said once
                 out[i] = dataclasses.replace(again, query=part.query, runs=out[i].runs + again.runs)
         return out
 

@@ -540,6 +540,9 @@ class RagSource(Source):
             found = await relevant_passages(
                 store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK
             )
+            # A question not about Mnemolis is answered by its prose, never by an example
+            # in code ("Never run the dryer after 22:00" is how to store a memory).
+            found = [(m, p) for m, p in found if "```" not in p.hit.content]
         if not found:
             return SourceAnswer(source=self.name, answer="")
         match, best = found[0]
