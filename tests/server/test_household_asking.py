@@ -371,3 +371,29 @@ def test_why_or_an_example_after_the_question_weighs_less() -> None:
     assert "reading" in aside and "meter" not in aside
     aside = relevance._aside_words("how do I add a new document, like the manual for the fridge")
     assert "fridge" in aside and "document" not in aside
+
+
+def test_two_asks_of_one_passage_are_quoted_each_its_sentence() -> None:
+    """The detergent's sentence and the softener's, though they are neighbouring facts."""
+    drawer = (
+        "Liquid detergent goes in the left compartment. The fabric softener goes in the "
+        "middle compartment, the one marked with a flower."
+    )
+    weights = {"powder": 3.8, "drawer": 3.1, "fabric": 3.1, "conditioner": 3.8}
+    said = quote(
+        "which bit of the drawer takes the powder, and which one the fabric conditioner?",
+        weights,
+        "Washing machine > Detergent",
+        drawer,
+    )
+    assert "left compartment" in said and "middle compartment" in said, said
+    said = quote("where does the fabric conditioner go?", weights, "", drawer)
+    assert "left compartment" not in said, said
+
+
+def test_a_heading_that_names_the_thing_is_quoted_with_the_date_asked_too() -> None:
+    """ "When did we get it?" shares no word with "Bought in 2021." but asks for its date."""
+    question = "what make and model is the washing machine and when did we get it?"
+    assert relevance.clause_asks(question)[-1] == "when did we get it?"
+    assert relevance.gives_more(question, "Washing machine (Miele WWD 120)", "Bought in 2021.")
+    assert not relevance.gives_more("what make is the washing machine?", "Miele", "In 2021.")

@@ -501,11 +501,17 @@ def gives_what_is_asked(question: str, *texts: str) -> bool:
 _CLAUSE_BREAK = re.compile(r",?\s+and\s+|[,;]\s+", re.IGNORECASE)
 
 
+def clause_asks(question: str) -> list[str]:
+    """The asks of the question itself, split at "and" and commas: "how long is the
+    warranty and when does it end?" asks two things."""
+    return [c for c in _CLAUSE_BREAK.split(asked(question)) if c.strip()]
+
+
 def gives_more(question: str, quoted: str, text: str) -> bool:
     """Whether the text gives a kind of fact one of the question's asks wants and the
     quote does not yet: "how long is the warranty and when does it end?" asks for a
     duration and for a date."""
-    clauses = [question, *_CLAUSE_BREAK.split(asked(question))]
+    clauses = [question, *clause_asks(question)]
     return any(gives_what_is_asked(c, text) and not gives_what_is_asked(c, quoted) for c in clauses)
 
 

@@ -532,15 +532,19 @@ class Router:
     async def _with_context(
         self, plan: Plan, outcomes: list[PartOutcome], ctx: QueryContext, deadline_at: float
     ) -> list[PartOutcome]:
-        """A later part nothing answered alone is asked again after the part before it:
-        "…the battery in the smoke detector last, and when does the whole unit need
-        replacing?" leaves "the whole unit" to the part that named it."""
+        """A part nothing answered alone is asked again with its neighbour: "…the battery
+        in the smoke detector last, and when does the whole unit need replacing?" leaves
+        "the whole unit" to the part that named it."""
         out = list(outcomes)
-        for i in range(1, len(out)):
+        for i in range(len(out)):
             part = plan.parts[i]
             if out[i].source_used != "none" or part.mode in ("language", "explicit"):
                 continue
-            asked = f"{plan.parts[i - 1].query}. {part.query}"
+            # The first part is asked with the one after it, as the question put them.
+            prev, after = plan.parts[i - 1].query if i else "", ""
+            if not i and len(plan.parts) > 1:
+                after = f", and {plan.parts[1].query}"
+            asked = f"{prev}. {part.query}{after}" if prev else f"{part.query}{after}"
             again = await self._run_part(i, self.decide(asked), ctx, deadline_at)
             if again.source_used != "none":  # the same passage as another part's: said once
                 out[i] = dataclasses.replace(again, query=part.query, runs=out[i].runs + again.runs)

@@ -258,6 +258,11 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         every = [u.rstrip(" .") for u, score in zip(units, scores, strict=True) if score > 0]
         if len(every) > 1 and sum(len(u) + 2 for u in every) <= QUOTE_MAX:
             return "; ".join(every) + "."
+    each = _each_ask(question, telling, units)
+    if len(each) > 1 and sum(len(units[i]) + 1 for i in each) <= QUOTE_MAX:
+        # "Which compartment takes the powder, and which one the conditioner?": the
+        # sentence each ask is answered by, though the two are neighbouring facts.
+        return " ".join(units[i] for i in each)
     start = best - 1 if best > 0 and _leans_back(units[best]) else best
     if (
         start == best
@@ -302,6 +307,22 @@ _ASKS_MODEL = re.compile(
 _MODEL_NAME = re.compile(
     r"\b[A-Z]{2,}[A-Z0-9-]* \d+\b|\b(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z0-9][A-Z0-9-]{3,}\b"
 )
+
+
+def _each_ask(question: str, weights: dict[str, float], units: list[str]) -> list[int]:
+    """For a question of several asks, the unit that best answers each, in text order
+    (one index when one unit answers them all)."""
+    asks = [a for a in relevance.clause_asks(question) if relevance.content_words(a)]
+    if len(asks) < 2:
+        return []
+    picked: set[int] = set()
+    for ask in asks:
+        scores = [relevance.word_coverage(ask, weights, u) for u in units]
+        top = max(range(len(units)), key=lambda i: (scores[i], -i))
+        if scores[top] <= 0:
+            return []  # an ask this passage says nothing of: the usual quote
+        picked.add(top)
+    return sorted(picked)
 
 
 def forbids(question: str, text: str) -> bool:
@@ -557,12 +578,10 @@ class RagSource(Source):
         if named:
             # "What washing machine have we got and when did we buy it?": the heading names
             # it; the passage is quoted too only when it says more of what was asked.
-            more = relevance.word_coverage(question, weights, named, said)
-            said = (
-                f"{named}: {said}"
-                if more > relevance.word_coverage(question, weights, named)
-                else named
-            )
+            more = relevance.word_coverage(question, weights, named, said) > (
+                relevance.word_coverage(question, weights, named)
+            ) or relevance.gives_more(question, named, said)
+            said = f"{named}: {said}" if more else named
         evidence = Evidence(
             source=self.name,
             title=f"{best.db}: {title}",
