@@ -397,3 +397,17 @@ def test_a_heading_that_names_the_thing_is_quoted_with_the_date_asked_too() -> N
     assert relevance.clause_asks(question)[-1] == "when did we get it?"
     assert relevance.gives_more(question, "Washing machine (Miele WWD 120)", "Bought in 2021.")
     assert not relevance.gives_more("what make is the washing machine?", "Miele", "In 2021.")
+
+
+def test_a_situation_said_without_a_subject_leads_the_question() -> None:
+    """ "Freezing morning and the boiler's stopped." neither asks nor orders."""
+    told = "Freezing morning and the boiler's stopped. The pipe might be iced up. What do I do?"
+    assert decompose(told, lambda part: ["rag"]) == [
+        "Freezing morning and the boiler's stopped. The pipe might be iced up. What do I do"
+    ]
+    # A request is a part of its own, and so is a list of things to look up.
+    assert decompose("Turn on the lights. Is the door locked?", lambda part: ["ha"]) == [
+        "Turn on the lights",
+        "Is the door locked",
+    ]
+    assert len(decompose("Hi! Will it rain tomorrow?", lambda part: ["forecast"])) == 1

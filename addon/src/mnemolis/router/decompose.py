@@ -116,8 +116,10 @@ def _told_then_asked(text: str) -> list[tuple[str, str]]:
     context of what they ask next ("Who do I call?"), not a question of its own."""
     out: list[tuple[str, str]] = []
     told = ""
-    for sentence, mark in _sentences(text):
-        if mark in (".", "!") and _TOLD.match(sentence):
+    sentences = _sentences(text)
+    for n, (sentence, mark) in enumerate(sentences):
+        asked_next = any(m == "?" for _, m in sentences[n + 1 :])
+        if mark in (".", "!") and (_TOLD.match(sentence) or (asked_next and _says(sentence))):
             told = f"{told} {sentence}." if told else f"{sentence}."
             continue
         lead, sentence = _said_first(sentence)
@@ -128,6 +130,20 @@ def _told_then_asked(text: str) -> list[tuple[str, str]]:
     if told:
         out.append(("", told.rstrip(".")))
     return out
+
+
+# Verbs that open a request rather than a statement: "Turn the lights on. Is it raining?"
+_ORDERS = frozenset(
+    "turn switch set play open close lock unlock start stop add remember send call get put "
+    "run make please".split()
+)
+
+
+def _says(sentence: str) -> bool:
+    """A sentence that neither asks nor orders ("Freezing morning and the boiler's
+    stopped."): before a question, it tells the situation."""
+    first = _first_token(sentence)
+    return _has_content(sentence) and first not in CLAUSE_STARTERS and first not in _ORDERS
 
 
 # Where a question starts after what is told in the same sentence: ", what should I do".
