@@ -134,8 +134,8 @@ def _told_then_asked(text: str) -> list[tuple[str, str]]:
 
 # Verbs that open a request rather than a statement: "Turn the lights on. Is it raining?"
 _ORDERS = frozenset(
-    "turn switch set play open close lock unlock start stop add remember send call get put "
-    "run make please".split()
+    {"turn", "switch", "set", "play", "open", "close", "lock", "unlock", "start", "stop"}
+    | {"add", "remember", "send", "call", "get", "put", "run", "make", "please"}
 )
 
 
