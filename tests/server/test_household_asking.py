@@ -411,3 +411,17 @@ def test_a_situation_said_without_a_subject_leads_the_question() -> None:
         "Is the door locked",
     ]
     assert len(decompose("Hi! Will it rain tomorrow?", lambda part: ["forecast"])) == 1
+
+
+async def test_whether_it_costs_anything_is_answered_by_free(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Do we have to pay?" shares no word with "Repairs under warranty are free"."""
+    client = await household(make_client, tmp_path)
+    await says(
+        client,
+        "If it breaks while it's under guarantee, do we have to pay anything for the repair?",
+        "free",
+    )
+    aside = relevance._aside_words("where's the fuse box so I can flip the switch back on")
+    assert "flip" in aside and "fuse" not in aside

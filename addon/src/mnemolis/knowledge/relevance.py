@@ -170,6 +170,7 @@ _PURPOSE = re.compile(
     r"\s+(?:need|have|want|got|must)\s+to\b(?P<tail>.*)$"
     r"|[,.;!?]\s*(?:need|have|want|got)\s+to\b(?P<bare>.*)$"
     r"|[,;]\s*(?:like|such as|for example|for instance|e\.g\.)\s+(?P<example>.*)$"
+    r"|\s(?:so|so that) (?:i|we) (?:can|could)\s+(?P<able>.*)$"
     r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$",
     re.IGNORECASE,
 )
@@ -350,9 +351,9 @@ def word_coverage(
         # What was told weighs a quarter of what is asked — all of it together, so a
         # long story ("I'm filling in a long form on a website for a parcel") does not
         # outweigh the question ("what is our address?").
-        asked = sum(v for w, v in given.items() if w in wanted and w not in aside)
+        own = sum(v for w, v in given.items() if w in wanted and w not in aside)
         told = sum(v for w, v in given.items() if w in wanted and w in aside)
-        share = min(ASIDE_SHARE, ASIDE_SHARE * asked / told) if told else ASIDE_SHARE
+        share = min(ASIDE_SHARE, ASIDE_SHARE * own / told) if told else ASIDE_SHARE
         given = {w: v * share if w in aside else v for w, v in given.items()}
     read = readings_checked(question)
     if read:
@@ -371,6 +372,12 @@ def word_coverage(
             total -= given.get(w, 1.0)
         elif key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
             found += given.get(w, 1.0)
+        elif (
+            key in _COST_WORDS
+            and _ASKS_COST.match(asked(question))
+            and any(_COST.search(t) for t in texts)
+        ):
+            found += given.get(w, 1.0)  # "free" says what paying for it costs
         elif w in clock and any(_CLOCK.search(t) for t in texts):
             # "at quarter past ten" is a time of day, which "after 22:00" speaks of.
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
@@ -425,7 +432,18 @@ ASKS_CHECK = re.compile(
 _READING = re.compile(r"\d+(?:[.,]\d+)?")
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
+# "Do we have to pay for the repair?" is answered by "Repairs … are free".
+_ASKS_COST = re.compile(
+    r"\s*(?:(?:do|will|would|does|did|shall) (?:we|i|you|it|they) (?:\w+ )?"
+    r"(?:have to |need to |got to )?(?:pay|cost|charge)"
+    r"|how much (?:does|will|would|did|is) (?:it|that|this|the \w+) (?:cost|charge)"
+    r"|is (?:it|that|this|the \w+) free)\b",
+    re.I,
+)
+_COST = re.compile(r"\b(?:free|no charge|charged?|costs?|£\s?\d[\d.,]*|\d+ pounds)\b", re.I)
+_COST_WORDS = frozenset({"pay", "cost", "charge", "price"})
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (_ASKS_COST, _COST),
     (
         re.compile(r"\s*how (?:long|much time)\b", re.I),
         re.compile(rf"\b(?:{_NUMBER})\s*(?:{_UNITS})\b", re.I),
