@@ -425,3 +425,23 @@ async def test_whether_it_costs_anything_is_answered_by_free(
     )
     aside = relevance._aside_words("where's the fuse box so I can flip the switch back on")
     assert "flip" in aside and "fuse" not in aside
+
+
+def test_a_record_line_beside_the_one_that_names_it_steps_back() -> None:
+    """ "The model number": the appliance line names the model; the serial line only the
+    number, though a model finds them alike."""
+    from mnemolis.knowledge.database import Hit
+    from mnemolis.knowledge.documents import Passage
+    from mnemolis.sources.rag import SIBLING_WEIGHT, sibling_named
+
+    def line(n: int, text: str, things: bool) -> Any:
+        hit = Hit(n, "/h/warranty.txt", n, "WARRANTY RECORD", text, 1.0)
+        match = relevance.Match(0.5, 0.9, things=things)
+        return (match, 0.7, 0.0, n, Passage("household", hit, hit.path, 1.0))
+
+    serial = line(0, "Serial number: FD 0123 456789", False)
+    model = line(1, "Appliance: Bosch dishwasher, model SMS4HVI33G", True)
+    out = sibling_named([serial, model])
+    assert out[0][1] == 0.7 * SIBLING_WEIGHT and out[1][1] == 0.7
+    # Alone, or beside lines that name nothing either, it keeps its rating.
+    assert sibling_named([serial])[0][1] == 0.7

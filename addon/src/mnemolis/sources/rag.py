@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from ..knowledge.store import KnowledgeStore, Passage
     from ..services import Services
 
+    Scored = tuple[relevance.Match, float, float, int, Passage]
+
 # The bundled docs answer a question not about Mnemolis only when they plainly do.
 BUNDLED_FALLBACK = 0.85
 QUOTE_CHARS = 320  # a passage of one sentence or line is quoted up to this long
@@ -40,6 +42,7 @@ CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
+SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
 _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
 # "How do I …?", and the same asked as an instruction: "remove a folder from Mnemolis".
@@ -401,6 +404,24 @@ def named_in_heading(question: str, heading: str, content: str) -> str:
 _RECORD_LINE = re.compile(r"(?:[-*+\u2022]\s+)?([^\s:|][^:\n|]{0,40}):\s+(\S[^\n|]*)")
 
 
+def sibling_named(scored: list[Scored]) -> list[Scored]:
+    """Of two record lines side by side ("Appliance: … model SMS4HVI33G", "Serial number:
+    …"), the one naming every thing asked about ("the model number") answers; the other,
+    sharing only the generic word, counts ``SIBLING_WEIGHT``."""
+    named = {_block(p) for m, _, _, _, p in scored if m.things and _record(p.hit.content)}
+    return [
+        (m, v * SIBLING_WEIGHT, about, rank, p)
+        if not m.things and _record(p.hit.content) and _block(p) in named
+        else (m, v, about, rank, p)
+        for m, v, about, rank, p in scored
+    ]
+
+
+def _block(p: Passage) -> tuple[str, str, str]:
+    """The file and section a passage belongs to."""
+    return (p.db, p.hit.path, p.hit.heading)
+
+
 def _record(content: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """(label words, value words) of a one-line ``Label: value`` record, else None."""
     line = _RECORD_LINE.fullmatch(content.strip())
@@ -498,6 +519,7 @@ async def relevant_passages(
             elif pointer:
                 weight = POINTER_WEIGHT
             scored.append((found, weight * found.value, about, rank, p))
+    scored = sibling_named(scored)
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
     ranked = [(m, p) for m, _, _, _, p in scored]
     if ranked:
