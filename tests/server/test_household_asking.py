@@ -309,6 +309,9 @@ def test_a_code_the_question_names_must_be_in_the_answer() -> None:
     assert relevance.holds_every_code("what does the error mean?", row)
     assert not relevance.match("what does code E15 mean?", None, [row]).answers
     assert relevance.match("what does code F22 mean?", None, [row]).answers
+    # A word before a number is no code: "at 12", "by 12 October".
+    assert relevance.holds_every_code("who lives at 12?", "Ruth at number 12")
+    assert relevance.holds_every_code("was it serviced by 12 October?", "on 12 October 2025")
 
 
 async def test_a_part_nothing_answers_alone_is_asked_after_the_one_before(

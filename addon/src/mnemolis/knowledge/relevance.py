@@ -430,8 +430,6 @@ ASKS_CHECK = re.compile(
     re.IGNORECASE,
 )
 _READING = re.compile(r"\d+(?:[.,]\d+)?")
-# What each kind of question is answered by: "when" by a time or a date, "how long" by
-# a duration, "how much/many/often" by an amount or a frequency.
 # "Do we have to pay for the repair?" is answered by "Repairs … are free".
 _ASKS_COST = re.compile(
     r"\s*(?:(?:do|will|would|does|did|shall) (?:we|i|you|it|they) (?:\w+ )?"
@@ -442,6 +440,8 @@ _ASKS_COST = re.compile(
 )
 _COST = re.compile(r"\b(?:free|no charge|charged?|costs?|£\s?\d[\d.,]*|\d+ pounds)\b", re.I)
 _COST_WORDS = frozenset({"pay", "cost", "charge", "price"})
+# What each kind of question is answered by: "when" by a time or a date, "how long" by
+# a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (_ASKS_COST, _COST),
     (
@@ -604,19 +604,20 @@ def match(
     return Match(words, said, unrelated, names_every_thing(question, *texts, *weak), codes)
 
 
-# A fault or error code as displays show them: "E15", "F22", "F 75" is read as "F75".
-_CODE = re.compile(r"\b([A-Za-z]{1,2}) ?(\d{2,3})\b")
+# A fault or error code as displays show them: "E15", "F22", and "F 75" read as "F75";
+# never a word before a number ("at 12", "by 12 October").
+_CODE = re.compile(r"\b([A-Za-z]{1,2})(\d{2,3})\b|\b([A-Z]) (\d{2,3})\b")
 
 
 def _codes(text: str) -> frozenset[str]:
-    return frozenset(f"{a}{n}".lower() for a, n in _CODE.findall(text))
+    return frozenset(f"{a or c}{n or m}".lower() for a, n, c, m in _CODE.findall(text))
 
 
 def holds_every_code(question: str, *texts: str) -> bool:
     """Whether the texts hold every code the question names: a dishwasher's E15 is no
     line of the boiler's table, however alike the words around it."""
-    asked = _codes(question)
-    return not asked or asked <= frozenset().union(*(_codes(t) for t in texts))
+    named = _codes(question)
+    return not named or named <= frozenset().union(*(_codes(t) for t in texts))
 
 
 def names_every_thing(question: str, *texts: str) -> bool:
@@ -624,9 +625,9 @@ def names_every_thing(question: str, *texts: str) -> bool:
     question names: "when is the car insurance due?" names insurance, which the
     MOT's line never does; "model SMS4HVI33G" names the model number, "Serial number"
     does not. What was told before the question ("I've just bought …") need not be."""
-    asked = words_of(question) - {stem(w) for w in _aside_words(question)}
+    named = words_of(question) - {stem(w) for w in _aside_words(question)}
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     for members in _synonym_groups():
-        if any(m <= asked for m, _ in members) and not any(m <= have for m, _ in members):
+        if any(m <= named for m, _ in members) and not any(m <= have for m, _ in members):
             return False
     return True

@@ -6,6 +6,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from ..knowledge.relevance import LEAD_WORDS  # a shorter lead is the question's subject
 from .text import content_words, normalize, tokens
 from .vocabulary import CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
 
@@ -153,7 +154,6 @@ _ASKS_AFTER = re.compile(
     r"|\s(?=(?:how|what|where) (?:do|can|should|would) (?:i|we)\b)",  # speech has no commas
     re.IGNORECASE,
 )
-LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is its subject
 
 
 def _said_first(sentence: str) -> tuple[str, str]:
