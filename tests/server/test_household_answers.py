@@ -115,9 +115,10 @@ async def test_what_the_assistant_can_do_is_answered_in_plain_words(
 ) -> None:
     """docs/faq.md answers what people ask about the assistant itself, in their words."""
     client = await household(make_client, tmp_path)
-    body = await ask(client, "what can you look things up in?")
-    assert "Kiwix" in body["result"] and "faq.md" in body["result"], body
-    body = await ask(client, "can you read PDFs and Word files?")
-    assert "PDF" in body["result"] and "Word documents" in body["result"], body
-    body = await ask(client, "is there a way to hook you up to an AI chat app?")
-    assert "MCP" in body["result"] and "faq.md" in body["result"], body
+    for question, fact in (
+        ("what can you look things up in?", "Kiwix"),
+        ("can you read PDFs and Word files?", "Word documents"),
+        ("is there a way to hook you up to an AI chat app?", "MCP"),
+    ):
+        body = await ask(client, question)
+        assert fact in body["result"] and "faq.md" in body["result"], (question, body)
