@@ -73,3 +73,20 @@ async def test_context_pack_rejects_bad_input(make_client: Client) -> None:
         resp = await client.post("/api/context-pack", json=body)
         assert resp.status == 400, body
         assert (await resp.json())["error"]["code"] == "invalid_argument"
+
+
+async def test_context_pack_puts_the_households_evidence_before_mnemolis_docs(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Mnemolis's docs mention boilers in their examples: they never come first."""
+    client = await setup(make_client, tmp_path)
+    resp = await client.post(
+        "/api/context-pack", json={"query": "how do I reset the boiler?", "budget_chars": 20000}
+    )
+    pack = await resp.json()
+    assert resp.status == 200, pack
+    dbs = [p["citation"].get("db") for p in pack["pieces"] if p["kind"] == "document"]
+    assert dbs and dbs[0] == "house", dbs
+    if "mnemolis-docs" in dbs:
+        first = dbs.index("mnemolis-docs")
+        assert all(db == "mnemolis-docs" for db in dbs[first:]), dbs

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Forbidden, InvalidArgument, NotFound
+from .registry import BUNDLED_NAME
 from .text import rrf
 
 if TYPE_CHECKING:
@@ -25,7 +26,12 @@ async def context_pack(
     if not q:
         raise InvalidArgument("query is required")
     memories, _, _, _ = await memory.recall(q, limit=10)
-    passages = await documents.search_all(q, limit=10)
+    own = documents.user_databases()
+    passages = await documents.search_all(q, limit=10, databases=own) if own else []
+    if BUNDLED_NAME in documents.databases:
+        # Mnemolis's own docs come after the household's, never ahead of them (their
+        # examples mention boilers and dryers too).
+        passages += await documents.search_all(q, limit=10, databases=[BUNDLED_NAME])
     candidates: dict[str, dict[str, Any]] = {}
     for m in memories:
         candidates[f"memory:{m.id}"] = {
@@ -55,10 +61,12 @@ async def context_pack(
     order = rrf(
         [
             [f"memory:{m.id}" for m in memories],
-            [f"rag:{p.db}:{p.hit.chunk_id}" for p in passages],
+            [f"rag:{p.db}:{p.hit.chunk_id}" for p in passages if p.db != BUNDLED_NAME],
+            [f"rag:{p.db}:{p.hit.chunk_id}" for p in passages if p.db == BUNDLED_NAME],
         ],
         documents.settings.routing.rrf_k,
     )
+    order.sort(key=lambda kv: kv[0].startswith(f"rag:{BUNDLED_NAME}:"))  # stable: theirs last
     pieces: list[dict[str, Any]] = []
     used = 0
     dropped = 0
