@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import inspect
 import logging
 import re
@@ -346,7 +347,9 @@ class Router:
         except Exception as err:  # the model is a routing hint; never fail a question for it
             _LOGGER.info("meaning stage without the embedding model: %s", err)
             return self._decide(query, source, fusion_sources, conversation_id)
-        plan, deferred = self._deferring(query, source, fusion_sources, conversation_id)
+        plan, deferred = self._deferring(
+            lambda: self._decide(query, source, fusion_sources, conversation_id)
+        )
         if not deferred:
             return plan
         try:
@@ -361,17 +364,15 @@ class Router:
         embedder = self.core.services.embedder
         return embedder if usable_embedder(embedder) else None
 
-    def _deferring(
-        self, query: str, source: str, fusion_sources: list[str] | None, conversation_id: str | None
-    ) -> tuple[Plan, list[str]]:
-        """A plan, and the questions it would have embedded had their vectors been there."""
+    def _deferring[T](self, decide: Callable[[], T]) -> tuple[T, list[str]]:
+        """What ``decide()`` returns, and the questions it would have embedded had their
+        vectors been there."""
         deferred: list[str] = []
         self.meaning.deferred = deferred
         try:
-            plan = self._decide(query, source, fusion_sources, conversation_id)
+            return decide(), deferred
         finally:
             self.meaning.deferred = None
-        return plan, deferred
 
     def _decide(
         self, query: str, source: str, fusion_sources: list[str] | None, conversation_id: str | None
@@ -545,7 +546,8 @@ class Router:
             if not i and len(plan.parts) > 1:
                 after = f", and {plan.parts[1].query}"
             asked = f"{prev}. {part.query}{after}" if prev else f"{part.query}{after}"
-            again = await self._run_part(i, self.decide(asked), ctx, deadline_at)
+            plan_again = await self._unblocked(functools.partial(self.decide, asked))
+            again = await self._run_part(i, plan_again, ctx, deadline_at)
             if again.source_used != "none":  # the same passage as another part's: said once
                 out[i] = dataclasses.replace(again, query=part.query, runs=out[i].runs + again.runs)
         return out
@@ -564,22 +566,28 @@ class Router:
         Until the profiles' vectors are computed (once per model, in the background),
         questions are planned on words.
         """
-        args = (query, source, fusion_sources, conversation_id)
+        return await self._unblocked(
+            lambda: self._decide(query, source, fusion_sources, conversation_id)
+        )
+
+    async def _unblocked[T](self, decide: Callable[[], T]) -> T:
+        """``decide()`` with the embeddings it needs computed by one awaited call to the
+        model first (it defers them), never by a blocking call from the event loop."""
         embedder = self._embedder()
         if embedder is None or not callable(getattr(embedder, "embed", None)):
-            return self._decide(*args)
+            return decide()
         if not self.meaning.ready(embedder):
             self._warm_soon(embedder)
-            return self._decide(*args)
-        plan, deferred = self._deferring(*args)
+            return decide()
+        first, deferred = self._deferring(decide)
         if not deferred:
-            return plan
+            return first
         try:
             await self.meaning.prepare(embedder, deferred)
         except Exception as err:  # the model is a routing hint; never fail a question for it
             _LOGGER.info("meaning stage without the embedding model: %s", err)
-            return plan
-        return self._decide(*args)
+            return first
+        return decide()
 
     def _warm_soon(self, embedder: Any) -> None:
         """Compute the profiles' vectors in the background (once per model)."""
