@@ -376,12 +376,11 @@ def extreme_sibling(question: str, best: Passage, pool: list[Passage]) -> Passag
     if asked is None:
         return best
     kind, most = _SUPERLATIVES[asked.group(1).lower()]
-    key = (best.db, best.hit.path, best.hit.heading)
+    key = _block(best)
     items = [
         (value, p)
         for p in pool
-        if (p.db, p.hit.path, p.hit.heading) == key
-        and (value := figure(kind, p.hit.content)) is not None
+        if _block(p) == key and (value := figure(kind, p.hit.content)) is not None
     ]
     if len(items) < 2:
         return best
@@ -451,7 +450,7 @@ def _known_records(question: str, passages: list[Passage]) -> tuple[dict[int, li
         label, value = rec
         stated = bool(value) and value <= asked
         named = not label.isdisjoint(wanted)
-        groups.setdefault((p.db, p.hit.path, p.hit.heading), []).append((i, stated, named))
+        groups.setdefault(_block(p), []).append((i, stated, named))
     context: dict[int, list[str]] = {}
     aside: set[int] = set()
     for lines in groups.values():
