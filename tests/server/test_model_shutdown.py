@@ -62,20 +62,33 @@ async def test_a_model_closed_mid_pass_pauses_the_embedding_without_a_traceback(
     make_client: Callable[..., Any],
     embedding_model: Path,  # noqa: F811
     caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The model going away mid-pass is said in one line; the vectors come when it is back."""
+    # The indexing thread's second slice waits at a gate, so the model is closed while
+    # the pass is surely running (racing a status poll, the pass sometimes finished first).
+    entered, release = threading.Event(), threading.Event()
+    slices: list[int] = []
+    real = LocalEmbedder.embed_sync
+
+    def gated(self: LocalEmbedder, texts: list[str]) -> list[list[float]]:
+        if threading.current_thread().name.startswith("mnemolis-index"):
+            slices.append(len(texts))
+            if len(slices) == 2:
+                entered.set()
+                release.wait(120)
+        return real(self, texts)
+
+    monkeypatch.setattr(LocalEmbedder, "embed_sync", gated)
     client: TestClient[Any, Any] = await make_client(
         llm={"embedding_model": str(embedding_model), "threads": 1}
     )
-    deadline = asyncio.get_running_loop().time() + 120
-    while True:
-        resp = await client.get("/api/rag/mnemolis-docs")
-        if resp.status == 200 and (await resp.json()).get("embedding"):
-            break
-        assert asyncio.get_running_loop().time() < deadline, "the docs were never embedded"
-        await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(entered.wait, 120), "the docs were never embedded"
+    resp = await client.get("/api/rag/mnemolis-docs")
+    assert (await resp.json()).get("embedding") is True
     caplog.set_level(logging.INFO, logger="mnemolis")
     await client.app[keys.CORE].services.llm.stop()
+    release.set()
 
     def said() -> list[logging.LogRecord]:
         return [r for r in caplog.records if "mnemolis-docs: embedding" in r.getMessage()]
