@@ -84,8 +84,6 @@ async def test_a_model_closed_mid_pass_pauses_the_embedding_without_a_traceback(
         llm={"embedding_model": str(embedding_model), "threads": 1}
     )
     assert await asyncio.to_thread(entered.wait, 120), "the docs were never embedded"
-    resp = await client.get("/api/rag/mnemolis-docs")
-    assert (await resp.json()).get("embedding") is True
     caplog.set_level(logging.INFO, logger="mnemolis")
     await client.app[keys.CORE].services.llm.stop()
     release.set()
