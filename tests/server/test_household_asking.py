@@ -448,3 +448,37 @@ def test_a_record_line_beside_the_one_that_names_it_steps_back() -> None:
     assert out[0][1] == 0.7 * SIBLING_WEIGHT and out[1][1] == 0.7
     # Alone, or beside lines that name nothing either, it keeps its rating.
     assert sibling_named([serial])[0][1] == 0.7
+
+
+async def test_each_ask_is_answered_by_its_own_record_line(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Two asks that two lines answer get both lines, cited once, the heading said once;
+    a kind of fact asked without a name ("when did we get it?") takes the line that says
+    it (the purchase date, not the end of the cover)."""
+    client = await household(make_client, tmp_path)
+    body = await ask(client, "give me the dishwasher's model number and serial number")
+    for form in ("result", "spoken"):
+        assert "SMS4HVI33G" in body[form] and "FD 0123 456789" in body[form], body
+    assert body["result"].count("[1, household: dishwasher-warranty.txt]") == 1, body
+    body = await ask(client, "Query: wifi network name and password")
+    assert body["result"].startswith("Wifi — Network: Meadowlark; Password: tulip-harbour-42 ")
+    body = await ask(client, "what brand is our dishwasher and when did we get it?")
+    assert "Bosch" in body["result"] and "14 March 2023" in body["result"], body
+    assert "14 March 2028" not in body["result"], body
+
+
+async def test_a_request_and_a_part_asked_with_the_whole_weigh_nothing(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Remind me", "give me the instructions for", "including the postcode, I need it
+    for a form": how the person asks, not what about."""
+    client = await household(make_client, tmp_path)
+    await says(client, "remind me which day they pick up the recycling", "every other Friday")
+    await says(
+        client,
+        "what's our full address including postcode, I need it for a delivery form",
+        "14 Elm Road",
+    )
+    assert relevance._frame_words("Query: garage alarm code") == {"query"}
+    assert relevance._frame_words("what should the gauge read?") == frozenset()

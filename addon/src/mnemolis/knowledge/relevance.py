@@ -163,27 +163,34 @@ def synonym_words(question: str, word: str | None = None) -> tuple[str, ...]:
 
 
 # "What's the address here? I need to tell the taxi", "…, I'm booking a taxi home",
-# "…, like the manual for the fridge": why the person asks, or an example, after the
-# question itself says less about which passage answers than the question does.
+# "…, I need it for a form", "…, like the manual for the fridge": why the person asks,
+# or an example, after the question itself says less about which passage answers than
+# the question does; so does a part named after "including" ("the full address
+# including the postcode"), which a record may not hold while it holds the whole.
 _PURPOSE = re.compile(
     r"(?:[,.;!?]\s*|\s)(?:(?:because|as|since|so that|so)\s+)?(?:i|we)(?:'ve| have)?"
     r"\s+(?:need|have|want|got|must)\s+to\b(?P<tail>.*)$"
     r"|[,.;!?]\s*(?:need|have|want|got)\s+to\b(?P<bare>.*)$"
     r"|[,;]\s*(?:like|such as|for example|for instance|e\.g\.)\s+(?P<example>.*)$"
     r"|\s(?:so|so that) (?:i|we) (?:can|could)\s+(?P<able>.*)$"
-    r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$",
+    r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$"
+    r"|[,.;!?]\s*(?:(?:i|we)(?:'ll| will)? (?:need|want) (?:it|them|this|that)|it's|it is)"
+    r" for\b(?P<use>.*)$"
+    r"|\s(?:including|incl\.?)\s+(?P<part>.*)$",
     re.IGNORECASE,
 )
 # "My sister is staying and needs to get online, what's the wifi password?": the
 # situation told before the question, which starts after a break (or, unpunctuated as
-# speech comes, at "how do I …").
+# speech comes, at "how do I …", or after "she's asking for" / "wants to know").
 _OPENER = (
     r"(?:what|what's|whats|which|who|who's|whose|where|where's|wheres|when|when's|whens"
     r"|how|why|is|are|can|could|should|do|does|did|will|would|has|have|any)\b"
 )
 _ASKED = re.compile(
     rf"(?:[,;:.!?]|\s[-\u2013\u2014])\s*(?={_OPENER})"
-    r"|\s(?=(?:how|what|where) (?:do|can|should|would) (?:i|we)\b)",
+    r"|\s(?=(?:how|what|where) (?:do|can|should|would) (?:i|we)\b)"
+    r"|\s(?:asking (?:me |you )?(?:for|about)(?= (?:our|my|the|your)\b)"
+    r"|(?:wants|needs|wanted|needed) to know)\s",
     re.IGNORECASE,
 )
 # A question that refers back ("my mum's boiler has stopped, how do I reset it?") needs
@@ -289,8 +296,9 @@ def misspelt_in(word: str, have: frozenset[str]) -> bool:
 # Particles of phrasal verbs ("turn off", "run out", "top up") are not among them.
 _FUNCTION = (
     "about above across after against along among around before behind below beneath "
-    "beside besides between beyond during except inside near onto outside over past since "
-    "through throughout toward towards under underneath until upon while whilst within without "
+    "beside besides between beyond during except including inside near onto outside over "
+    "past since through throughout toward towards under underneath until upon while whilst "
+    "within without "
     "already also again actually currently even ever just only quite really still too very yet "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
@@ -299,7 +307,7 @@ _FUNCTION = (
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
 # dishwasher?" by "Bosch Serie 4 dishwasher"), like "called".
-_FRAME = "name names make brand bit way"
+_FRAME = "name names make brand bit way instruction instructions detail details info information"
 FUNCTION_WORDS = frozenset(_FUNCTION.split()) | frozenset(_FRAME.split())
 FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
 
@@ -426,7 +434,7 @@ ASKS_WHEN_TO = re.compile(
 # right, is answered by what it should be, not by a line that happens to hold the figure.
 ASKS_CHECK = re.compile(
     r".*\bis (?:that|this|it) (?P<check>ok|okay|normal|fine|right|alright|bad|good|safe"
-    r"|dangerous|enough|a problem|an issue|too (?:low|high|much|little))\b",
+    r"|dangerous|enough|(?:a|the) problem|an issue|too (?:low|high|much|little))\b",
     re.IGNORECASE,
 )
 _READING = re.compile(r"\d+(?:[.,]\d+)?")
@@ -493,13 +501,36 @@ _KIND_WORDS = frozenset({"day", "days", "date", "time"})
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
+    # A request instead of a question ("give me the model number", "remind me which day",
+    # "Query: garage code") asks as "what is" does.
+    (
+        re.compile(
+            r"\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+)?(?:(?:give|tell|read|show|send"
+            r"|remind|text)\s+(?:me|us)|look up|lookup|find|search for|query|question)\b",
+            re.I,
+        ),
+        {"give", "tell", "read", "show", "send", "remind", "text", "look", "lookup", "find"}
+        | {"search", "query", "question"},
+    ),
 )
 
 
 @functools.lru_cache(maxsize=512)
 def _frame_words(question: str) -> frozenset[str]:
     """The question's words that say what kind of fact it asks for, not what about."""
-    return frozenset(w for asks, words in _FRAMES if asks.match(question) for w in words)
+    return frozenset(
+        stem(w)
+        for asks, words in _FRAMES
+        if (m := asks.match(question)) is not None
+        for w in _WORD.findall(m.group(0).lower())
+        if w in words
+    )
+
+
+def asks_kind(question: str) -> bool:
+    """Whether the question asks for a kind of fact (a date, a duration, an amount)."""
+    question = asked(question)
+    return any(asks.match(question) for asks, _ in _KINDS)
 
 
 def gives_what_is_asked(question: str, *texts: str) -> bool:

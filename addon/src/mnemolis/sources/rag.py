@@ -328,6 +328,60 @@ def _each_ask(question: str, weights: dict[str, float], units: list[str]) -> lis
     return sorted(picked)
 
 
+ASK_COVERED = 0.6  # share of an ask's own words a passage must say to answer that ask
+MAX_ASKS_ANSWERED = 3  # passages one answer quotes, one per ask
+
+
+def each_ask_answered(
+    question: str, weights: dict[str, float], found: list[tuple[relevance.Match, Passage]]
+) -> list[tuple[str, Passage]]:
+    """For a question of several asks that different passages answer ("the model number
+    and serial number", two record lines; "what brand is it and when did we get it?"),
+    (the ask, the first passage found that answers it) for each, in the order asked; a
+    passage answering no ask is left out. Empty when one passage answers them all."""
+
+    def own(ask: str) -> bool:
+        """Whether the ask names anything itself (not only "when did we get it?")."""
+        return any(w in weights for w in relevance.content_words(ask))
+
+    if relevance.ASKS_CHECK.match(question):
+        return []  # "the gauge says 1.2, is that ok?" asks one thing of what it was told
+    asks = [a for a in relevance.clause_asks(question) if own(a) or relevance.asks_kind(a)]
+    if len(asks) < 2:
+        return []
+
+    def answers(ask: str, p: Passage) -> bool:
+        section, title = _split_title(p.hit.heading, p.hit.path)
+        said = relevance.mentions(p.hit.content)[0]
+        if relevance.asks_kind(ask) and not relevance.gives_what_is_asked(ask, said):
+            return False  # "how long does it run?" is not answered by the end date
+        if _ASKS_MODEL.search(ask) and not _MODEL_NAME.search(f"{section} {said}"):
+            return False  # "what brand is it?" is not answered by the cover it has
+        if not own(ask):
+            return True  # "… and when did we get it?": a date of what the question is about
+        return relevance.word_coverage(ask, weights, said, section, weak=[title]) >= ASK_COVERED
+
+    def said_of(ask: str, p: Passage) -> float:
+        """How much of the ask's own wording a passage says ("get it" as "Bought")."""
+        return relevance.word_coverage(ask, weights, p.hit.content, p.hit.heading)
+
+    picked: list[tuple[str, Passage]] = []
+    for ask in asks:
+        fits = [p for _, p in found if answers(ask, p)]
+        # The first found answers, unless the ask names nothing of its own ("when did we
+        # get it?"): then the one whose words it says ("Bought: …", not the end date).
+        p = (
+            max(fits, key=lambda p: said_of(ask, p), default=None)
+            if not own(ask)
+            else (fits[0] if fits else None)
+        )
+        if p is not None and all(p is not q for _, q in picked):
+            picked.append((ask, p))
+    if len(picked) < 2:
+        return []
+    return picked[:MAX_ASKS_ANSWERED]
+
+
 def forbids(question: str, text: str) -> bool:
     """Whether the text tells you not to do what a "how do I …?" question asks how to do:
     "If it locks out again after two resets, do not keep resetting it" is no way to reset."""
@@ -593,7 +647,6 @@ class RagSource(Source):
             # answers (what the household asked to remember is the more specific word).
             return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
         score = match.value
-        title = Path(best.hit.path).name + (f" — {best.hit.heading}" if best.hit.heading else "")
         said = quote(question, weights, best.hit.heading, best.hit.content)
         named = named_in_heading(question, best.hit.heading, best.hit.content)
         if named:
@@ -603,22 +656,57 @@ class RagSource(Source):
                 relevance.word_coverage(question, weights, named)
             ) or relevance.gives_more(question, named, said)
             said = f"{named}: {said}" if more else named
-        evidence = Evidence(
-            source=self.name,
-            title=f"{best.db}: {title}",
-            text=said,
-            ref=best.source,
-            score=best.score,
-            relevance=score,
-        )
+        # "The model number and serial number": one quote for each ask, each cited.
+        quotes = [
+            (said if p is best else quote(ask, weights, p.hit.heading, p.hit.content), p)
+            for ask, p in each_ask_answered(question, weights, found)
+        ] or [(said, best)]
+        score = max(m.value for m, p in found if any(p is q for _, q in quotes))
+        values = [next(m.value for m, q in found if q is p) for _, p in quotes]
+        evidence = [
+            Evidence(
+                source=self.name,
+                title=f"{p.db}: " + _cited_title(p),
+                text=text,
+                ref=p.source,
+                score=p.score,
+                relevance=value,
+            )
+            for (text, p), value in zip(quotes, values, strict=True)
+        ]
         return SourceAnswer(
             source=self.name,
-            answer=f"{said} [1, {best.db}: {Path(best.hit.path).name}]",
-            evidence=[evidence],
+            answer=_cited(quotes),
+            evidence=evidence,
             # Part of the databases failed: answer, but never cache it (router/cache.py).
             data={
-                "databases": [best.db],
+                "databases": list(dict.fromkeys(p.db for _, p in quotes)),
                 "relevance": round(score, 3),
                 **({"partial": True} if failed else {}),
             },
         )
+
+
+def _cited_title(p: Passage) -> str:
+    """The file's name and the passage's heading, as evidence titles read."""
+    return Path(p.hit.path).name + (f" — {p.hit.heading}" if p.hit.heading else "")
+
+
+def _cited(quotes: list[tuple[str, Passage]]) -> str:
+    """Quotes with their citations, numbered by file; quotes of one file cited once."""
+    numbers: dict[tuple[str, str], int] = {}
+    out: list[str] = []
+    lead = ""
+    for i, (text, p) in enumerate(quotes):
+        if lead and text.startswith(lead):
+            text = text[len(lead) :]  # "Wifi — Network: …; Password: …": the heading once
+        else:
+            lead = text[: text.find(" — ") + 3] if " — " in text else ""
+        key = (p.db, p.hit.path)
+        n = numbers.setdefault(key, len(numbers) + 1)
+        following = quotes[i + 1][1] if i + 1 < len(quotes) else None
+        if following is not None and (following.db, following.hit.path) == key:
+            out.append(text if ENDS_SENTENCE.search(text) else f"{text};")
+        else:
+            out.append(f"{text} [{n}, {p.db}: {Path(p.hit.path).name}]")
+    return " ".join(out)
