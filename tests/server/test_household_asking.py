@@ -303,15 +303,18 @@ def test_a_code_the_question_names_must_be_in_the_answer() -> None:
     """The dishwasher's E15 is in no document: the boiler's rows and the warranty record
     share its words, never its code."""
     row = "Code: F22 | Meaning: Low water pressure | What to do: Top up the pressure."
-    assert relevance.holds_every_code("what does F22 mean?", row)
-    assert relevance.holds_every_code("the boiler says F 22", row)
-    assert not relevance.holds_every_code("what does error code E15 mean?", row)
-    assert relevance.holds_every_code("what does the error mean?", row)
+    assert relevance.holds_named_codes("what does F22 mean?", row)
+    assert relevance.holds_named_codes("the boiler says F 22", row)
+    assert not relevance.holds_named_codes("what does error code E15 mean?", row)
+    assert relevance.holds_named_codes("what does the error mean?", row)
     assert not relevance.match("what does code E15 mean?", None, [row]).answers
     assert relevance.match("what does code F22 mean?", None, [row]).answers
     # A word before a number is no code: "at 12", "by 12 October".
-    assert relevance.holds_every_code("who lives at 12?", "Ruth at number 12")
-    assert relevance.holds_every_code("was it serviced by 12 October?", "on 12 October 2025")
+    assert relevance.holds_named_codes("who lives at 12?", "Ruth at number 12")
+    assert relevance.holds_named_codes("was it serviced by 12 October?", "on 12 October 2025")
+    # Of two codes asked about, each row answers for its own.
+    assert relevance.holds_named_codes("what's the difference between F22 and F28?", row)
+    assert not relevance.holds_named_codes("is E15 the same as E16?", row)
 
 
 async def test_a_part_nothing_answers_alone_is_asked_after_the_one_before(
@@ -482,3 +485,27 @@ async def test_a_request_and_a_part_asked_with_the_whole_weigh_nothing(
     )
     assert relevance._frame_words("Query: garage alarm code") == {"query"}
     assert relevance._frame_words("what should the gauge read?") == frozenset()
+
+
+def test_what_that_means_is_answered_by_what_it_means() -> None:
+    """ "…, what does that mean?" of a beep described asks what it means, as "why" does:
+    the chirp's line says so, the test's beep (sharing more of the words) does not."""
+    question = "the round thing keeps beeping once every minute, what does that mean?"
+    chirp = "A single chirp every 40 seconds means the alarm has reached the end of its life."
+    beep = "Press the test button once a week. The alarm sounds a loud beep."
+    assert relevance.gives_what_is_asked(question, chirp)
+    assert not relevance.gives_what_is_asked(question, beep)
+    assert relevance.ASKS_WHY.match("What's that about?")
+    assert not relevance.ASKS_WHY.match("what does F22 mean?")  # asked of a code: its row
+
+
+async def test_two_codes_are_answered_each_by_its_row(make_client: Client, tmp_path: Path) -> None:
+    """Each row holds one of the two codes asked about; both are read out."""
+    table = (
+        "<html><body><h1>Boiler</h1><h2>Fault codes</h2><table><tr><th>Code</th><th>Meaning"
+        "</th></tr><tr><td>F22</td><td>Low water pressure</td></tr><tr><td>F28</td><td>"
+        "Ignition failure</td></tr></table></body></html>"
+    )
+    client = await notes_client(make_client, tmp_path, {"boiler.html": table})
+    body = await ask(client, "what's the difference between an F22 and an F28 on the boiler?")
+    assert "Low water pressure" in body["result"] and "Ignition failure" in body["result"], body

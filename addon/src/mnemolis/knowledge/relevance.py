@@ -371,9 +371,12 @@ def word_coverage(
     found = 0.0
     frame = _frame_words(question)
     clock = clock_words(question)
+    # "F22 and F28" asks the same of each code: a row holding one is not short the other.
+    codes = _codes(question)
+    held = codes & frozenset().union(*(_codes(t) for t in texts)) if len(codes) > 1 else codes
     for w in wanted:
         key = stem(w)
-        if key in frame:
+        if key in frame or (held and w in codes - held):
             # "how long"/"how often" says what kind of fact is asked for, not what about:
             # the wool programme's line answers "how long does the wool programme take?"
             # better than the cottons' line that gives a duration.
@@ -425,7 +428,12 @@ _MONTHS = (
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?"
 _UNITS = r"seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?"
 _NUMBER = r"\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an"
-ASKS_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
+# "Why …?", and "what does that mean?" of what was told: what a thing means or causes.
+ASKS_WHY = re.compile(
+    r"\s*(?:why\b|what (?:does|do|did|could|can|might) (?:that|this|it|they|those|these)"
+    r" (?:mean|signify|indicate)\b|what(?:'s| is) (?:that|this|it) (?:about|telling me)\b)",
+    re.IGNORECASE,
+)
 # "When should we call an engineer?" asks for a circumstance as much as for a time.
 ASKS_WHEN_TO = re.compile(
     r"\s*(?:at what point|when) (?:should|must|do|would|could|can|ought) (?:i|we|you)\b", re.I
@@ -627,7 +635,7 @@ def match(
     meaning when a real model ranked them."""
     texts, weak = list(texts), list(weak)
     words = word_coverage(question, weights, *texts, weak=weak)
-    codes = holds_every_code(question, *texts, *weak)
+    codes = holds_named_codes(question, *texts, *weak)
     if not model:
         return Match(words, codes=codes)
     said = meaning(similarity)
@@ -644,11 +652,13 @@ def _codes(text: str) -> frozenset[str]:
     return frozenset(f"{a or c}{n or m}".lower() for a, n, c, m in _CODE.findall(text))
 
 
-def holds_every_code(question: str, *texts: str) -> bool:
-    """Whether the texts hold every code the question names: a dishwasher's E15 is no
-    line of the boiler's table, however alike the words around it."""
+def holds_named_codes(question: str, *texts: str) -> bool:
+    """Whether the texts hold the code the question names: a dishwasher's E15 is no line
+    of the boiler's table, however alike the words around it. Of several ("the
+    difference between F22 and F28"), each row answers for its own, so one is enough."""
     named = _codes(question)
-    return not named or named <= frozenset().union(*(_codes(t) for t in texts))
+    held = frozenset().union(*(_codes(t) for t in texts))
+    return not named or (named <= held if len(named) == 1 else bool(named & held))
 
 
 def names_every_thing(question: str, *texts: str) -> bool:
