@@ -509,3 +509,35 @@ async def test_two_codes_are_answered_each_by_its_row(make_client: Client, tmp_p
     client = await notes_client(make_client, tmp_path, {"boiler.html": table})
     body = await ask(client, "what's the difference between an F22 and an F28 on the boiler?")
     assert "Low water pressure" in body["result"] and "Ignition failure" in body["result"], body
+
+
+async def test_how_to_ring_someone_is_answered_by_their_number(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "…, who was that plumber we used and how do I ring him?": both are asked (the lead
+    ends before "who", not at "and how"), "him" is the plumber, and a number says how."""
+    client = await household(make_client, tmp_path)
+    await store_of(client).remember("Plumber: Dave Jones, 07700 900123 (he fixed the leak).")
+    question = (
+        "the kitchen tap's spraying everywhere, who was that plumber we used and how do I ring him?"
+    )
+    await says(client, question, "07700 900123")
+    assert relevance.asked(question) == "who was that plumber we used and how do I ring him?"
+    assert "plumber" not in relevance._aside_words(question)
+    assert decompose(question, lambda part: ["memory"])[0].startswith(
+        "the kitchen tap's spraying everywhere. who was that plumber"
+    )
+
+
+def test_offline_is_asked_of_the_assistant_and_wrapped_prose_stays_one_sentence() -> None:
+    """ "Can you still answer without the internet?" is about the assistant; a wrapped
+    line with a colon early ("Yes, for everything kept at home: …") is prose, not a
+    record line of its own."""
+    assert about_mnemolis("the broadband's gone down, can you still answer without the internet?")
+    assert not about_mnemolis("the internet is down, what's the router password?")
+    text = (
+        "Yes, for everything kept at home: Mnemolis is local-first, so your documents,\n"
+        "memories and the local model keep answering without a connection."
+    )
+    said = quote("can you still answer without the internet?", {"internet": 1.0}, "", text)
+    assert said.startswith("Yes, for everything kept at home"), said

@@ -224,11 +224,17 @@ def _aside_words(question: str) -> frozenset[str]:
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
 
 
+# A lead ending in "and" joins two asks ("who was that plumber and how do I ring him?").
+JOINED = re.compile(r"\b(?:and|or|but)\s*$", re.IGNORECASE)
+
+
 def _told(question: str) -> tuple[str, str]:
     """(the situation told before the question, the question itself); no situation when
     the lead is a few words ("the dishwasher, when did we buy it?") or the question is
     about what was just said ("The gauge says 1.2, is that ok?")."""
     cuts = [] if ASKS_CHECK.match(question) else list(_ASKED.finditer(question))
+    while len(cuts) > 1 and JOINED.search(question[: cuts[-1].start()]):
+        cuts.pop()  # "…, who was that plumber and how do I ring him?": both are asked
     if cuts:
         lead, asked = question[: cuts[-1].start()], question[cuts[-1].end() :]
         if len(_WORD.findall(lead)) >= LEAD_WORDS and (_own_words(asked) or _refers(asked)):
@@ -242,9 +248,26 @@ def asked(question: str) -> str:
     return _told(question)[1]
 
 
+_POINTING = frozenset({"this", "that", "these", "those"})
+_PERSONS = frozenset({"he", "him", "his", "she", "her"})
+
+
 def _refers(asked: str) -> bool:
-    """Whether the question refers back to what was told before it ("… reset it?")."""
-    return not BACK_WORDS.isdisjoint(w.lower() for w in _WORD.findall(asked))
+    """Whether the question refers back to what was told before it ("… reset it?", "is
+    that ok?"); "that plumber" points at what it names, and "him" at the plumber the
+    question names itself."""
+    words = [w.lower() for w in _WORD.findall(asked)]
+    for i, w in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if w in _POINTING:
+            if not (after and in_thesaurus(after)):
+                return True  # "that plumber" names the plumber; "how is that done?" refers
+        elif w in _PERSONS:
+            if not _things_named(asked):
+                return True
+        elif w in BACK_WORDS:
+            return True
+    return False
 
 
 def readings_checked(question: str) -> frozenset[str]:
@@ -389,6 +412,8 @@ def word_coverage(
             and any(_COST.search(t) for t in texts)
         ):
             found += given.get(w, 1.0)  # "free" says what paying for it costs
+        elif key in _PHONE_WORDS and _asks_phone(question) and any(_PHONE.search(t) for t in texts):
+            found += given.get(w, 1.0)  # "how do I ring him?" is answered by his number
         elif w in clock and any(_CLOCK.search(t) for t in texts):
             # "at quarter past ten" is a time of day, which "after 22:00" speaks of.
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
@@ -456,10 +481,20 @@ _ASKS_COST = re.compile(
 )
 _COST = re.compile(r"\b(?:free|no charge|charged?|costs?|£\s?\d[\d.,]*|\d+ pounds)\b", re.I)
 _COST_WORDS = frozenset({"pay", "cost", "charge", "price"})
+# "How do I ring him?", "what's their number?" is answered by a phone number.
+_ASKS_PHONE = re.compile(
+    r"\s*(?:how (?:do|can|should|would|could) (?:i|we) (?:ring|call|phone|contact|reach|text"
+    r"|get hold of)|what(?:'s| is) (?:his|her|their|the) (?:\w+'s )?(?:phone |mobile |cell "
+    r"|telephone |contact )?number)\b",
+    re.I,
+)
+_PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach"})
+_PHONE = re.compile(r"(?:\+\d{1,3}[\s-]?)?\(?\b0\d{2,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b")
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (_ASKS_COST, _COST),
+    (_ASKS_PHONE, _PHONE),
     (
         re.compile(r"\s*how (?:long|much time)\b", re.I),
         re.compile(rf"\b(?:{_NUMBER})\s*(?:{_UNITS})\b", re.I),
@@ -533,6 +568,12 @@ def _frame_words(question: str) -> frozenset[str]:
         for w in _WORD.findall(m.group(0).lower())
         if w in words
     )
+
+
+def _asks_phone(question: str) -> bool:
+    """Whether the question, or one of its asks, wants a phone number ("who was the
+    plumber and how do I ring him?")."""
+    return any(_ASKS_PHONE.match(c) for c in [asked(question), *clause_asks(question)])
 
 
 def asks_kind(question: str) -> bool:

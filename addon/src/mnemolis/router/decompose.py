@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from ..knowledge.relevance import LEAD_WORDS  # a shorter lead is the question's subject
+from ..knowledge.relevance import JOINED, LEAD_WORDS  # a shorter lead is the subject
 from .text import content_words, normalize, tokens
 from .vocabulary import CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
 
@@ -162,6 +162,8 @@ def _said_first(sentence: str) -> tuple[str, str]:
     if not _TOLD.match(sentence):
         return "", sentence
     cuts = list(_ASKS_AFTER.finditer(sentence))
+    while len(cuts) > 1 and JOINED.search(sentence[: cuts[-1].start()]):
+        cuts.pop()  # "…, who was that plumber we used and how do I ring him?": both asked
     if not cuts:
         return "", sentence
     lead, asked = sentence[: cuts[-1].start()], sentence[cuts[-1].end() :]

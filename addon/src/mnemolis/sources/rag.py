@@ -96,6 +96,12 @@ _ITSELF = (
     "search look files file formats pdf pdfs link hook"
 )
 _ITSELF_STEMS = frozenset(relevance.stem(w) for w in _ITSELF.split())
+# "Can you still answer without the internet?": whether the assistant works offline.
+_OFFLINE = re.compile(
+    r"\b(?:offline|no internet|without (?:the |an )?(?:internet|wifi|broadband|connection)"
+    r"|(?:internet|wifi|broadband)(?:'s| is| has| goes| went)? (?:gone |going )?(?:down|out))\b",
+    re.IGNORECASE,
+)
 
 
 def about_mnemolis(question: str) -> bool:
@@ -104,7 +110,9 @@ def about_mnemolis(question: str) -> bool:
     words = relevance.words_of(question.lower().replace("add-on", "addon"))
     if not words.isdisjoint(_MNEMOLIS_STEMS):
         return True
-    return not words.isdisjoint(_YOU) and not words.isdisjoint(_ITSELF_STEMS)
+    if words.isdisjoint(_YOU):
+        return False
+    return not words.isdisjoint(_ITSELF_STEMS) or _OFFLINE.search(question) is not None
 
 
 def clip(text: str, limit: int) -> str:
@@ -140,6 +148,18 @@ def _split_title(heading: str, path: str) -> tuple[str, str]:
     return heading, ""
 
 
+def _wrapped(line: str, following: str) -> bool:
+    """Whether a line that reads like a record ("Yes, for everything kept at home: …")
+    is prose wrapped onto the next line: it stops mid-sentence and the next goes on in
+    lower case."""
+    return (
+        not _BULLET_MARK.match(line)
+        and " | " not in line
+        and line[-1:] in ",;:" + "abcdefghijklmnopqrstuvwxyz"
+        and following[:1].islower()
+    )
+
+
 def _units(text: str) -> list[str]:
     """Sentences, and the lines of lists, records and tables: what a quote is cut from.
 
@@ -155,12 +175,14 @@ def _units(text: str) -> list[str]:
             prose.clear()
 
     item = False  # the last unit is a list item, which indented lines continue
-    for raw in text.splitlines():
+    raws = text.splitlines()
+    for n, raw in enumerate(raws):
         line = raw.strip()
+        following = raws[n + 1].strip() if n + 1 < len(raws) else ""
         if not line:
             flush()
             item = False
-        elif _LINE_UNIT.match(line):
+        elif _LINE_UNIT.match(line) and not _wrapped(line, following):
             flush()
             out.append(line)
             item = _BULLET_MARK.match(line) is not None
