@@ -541,3 +541,13 @@ def test_offline_is_asked_of_the_assistant_and_wrapped_prose_stays_one_sentence(
     )
     said = quote("can you still answer without the internet?", {"internet": 1.0}, "", text)
     assert said.startswith("Yes, for everything kept at home"), said
+
+
+async def test_what_to_punch_in_is_the_code(make_client: Client, tmp_path: Path) -> None:
+    """ "I've forgotten what to punch in" asks for the code; "forgotten" says how."""
+    client = await household(make_client, tmp_path)
+    await store_of(client).remember("The code for the garage side door alarm is 4711.")
+    question = (
+        "the panel by the garage side door is beeping at me and I've forgotten what to punch in"
+    )
+    await says(client, question, "4711")

@@ -330,7 +330,10 @@ _FUNCTION = (
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
 # dishwasher?" by "Bosch Serie 4 dishwasher"), like "called".
-_FRAME = "name names make brand bit way instruction instructions detail details info information"
+_FRAME = (
+    "name names make brand bit way instruction instructions detail details info information "
+    "forgot forgotten"
+)
 FUNCTION_WORDS = frozenset(_FUNCTION.split()) | frozenset(_FRAME.split())
 FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
 

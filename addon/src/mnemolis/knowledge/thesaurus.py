@@ -169,6 +169,7 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("frozen", "freeze", "freezes", "freezing", "iced up", "icy"),
     ("replace", "replacing", "replacement", "swap", "change", "renew"),
     ("test", "testing", "check", "checking"),
+    ("code", "pin", "passcode", "punch in", "key in", "tap in", "type in"),
     ("noise", "noisy", "loud", "racket"),
     ("too low", "drops", "drop", "falls", "fall below", "below", "less than"),
     ("too high", "rises", "goes up", "above", "more than", "over"),
