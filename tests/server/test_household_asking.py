@@ -551,3 +551,19 @@ async def test_what_to_punch_in_is_the_code(make_client: Client, tmp_path: Path)
         "the panel by the garage side door is beeping at me and I've forgotten what to punch in"
     )
     await says(client, question, "4711")
+
+
+async def test_a_memory_the_documents_step_aside_for_is_asked_though_not_chosen(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Give me the instructions for …" is routed to the documents and the web, not the
+    memories; the documents step aside for the memory that says it better, which is then
+    asked rather than the answer ending on nothing."""
+    client = await household(make_client, tmp_path)
+    await store_of(client).remember(
+        "Feed the cat half a pouch of wet food in the morning and a handful of dry food "
+        "in the evening."
+    )
+    body = await ask(client, "give me the instructions for feeding the cat")
+    assert body["source_used"] == "memory", body
+    assert "half a pouch" in body["result"], body

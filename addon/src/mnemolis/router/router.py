@@ -705,6 +705,11 @@ class Router:
                 answer = got
                 break
             why = f"fallback after {name} ({run.status})"
+            deferred = _deferred_to(got)
+            if deferred and deferred not in tried and part.mode != "explicit":
+                # The documents stepped aside for a memory that says it better (or the
+                # memories for a document): ask that one next, chosen or not.
+                queue.insert(0, deferred)
             if (
                 not queue
                 and name in HOME_SOURCES
@@ -878,6 +883,17 @@ class Router:
 # Sources of the home's own live states, whose words are everyday household words.
 _HOME_STATES = ("ha", "uptime")
 WEAK_AGREEMENT = 0.5  # a table score this low still counts when similarity agrees with it
+
+
+# What a source that stepped aside says answers instead (sources/rag.py, memory.py).
+_DEFERRED = {"memory_answers": "memory", "documents_answer": "rag"}
+
+
+def _deferred_to(got: SourceAnswer | None) -> str | None:
+    """The source an empty answer says answers instead, if it says one."""
+    if got is None or not got.empty:
+        return None
+    return next((name for flag, name in _DEFERRED.items() if got.data.get(flag)), None)
 
 
 def _agreement(sc: Scores, ranking: Ranking) -> str | None:
