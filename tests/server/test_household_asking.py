@@ -567,3 +567,25 @@ async def test_a_memory_the_documents_step_aside_for_is_asked_though_not_chosen(
     body = await ask(client, "give me the instructions for feeding the cat")
     assert body["source_used"] == "memory", body
     assert "half a pouch" in body["result"], body
+
+
+async def test_another_appliances_record_does_not_answer(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """The dishwasher's warranty is no answer about the tumble dryer's, nor customer
+    service's number the vet's; the record still answers for its own appliance."""
+    client = await household(make_client, tmp_path)
+    for question in ("when does the tumble dryer's warranty run out?", "what's the vet's number?"):
+        body = await ask(client, question)
+        assert "No source could answer" in body["result"], (question, body)
+    await says(client, "when does the dishwasher's warranty run out?", "14 March 2028")
+    front = "The spare front door key is in the blue flowerpot by the back door."
+    assert not relevance.names_a_rival("is there a key for the back door?", front)
+    assert relevance.names_a_rival("what's the back door alarm code?", "the side door alarm")
+    line, title = ["The warranty runs out on 14 March 2028."], ["dishwasher warranty"]
+    assert not relevance.match(
+        "when does the dryer's warranty run out?", None, line, weak=title
+    ).answers
+    assert relevance.match(
+        "when does the dishwasher's warranty run out?", None, line, weak=title
+    ).answers

@@ -138,6 +138,35 @@ def _things_named(text: str) -> frozenset[str]:
     return frozenset(s for members in things for m, _ in members if m <= have for s in m)
 
 
+@functools.lru_cache(maxsize=1)
+def _rival_sets() -> tuple[frozenset[int], ...]:
+    """thesaurus.RIVALS as indexes of THINGS groups."""
+    heads = {group[0]: i for i, group in enumerate(thesaurus.THINGS)}
+    return tuple(frozenset(heads[h] for h in rivals) for rivals in thesaurus.RIVALS)
+
+
+def _groups_named(text: str) -> frozenset[int]:
+    """Indexes of the THINGS groups a text names (by any member, whole)."""
+    have = words_of(text)
+    things = _synonym_groups()[: len(thesaurus.THINGS)]
+    return frozenset(i for i, members in enumerate(things) if any(m <= have for m, _ in members))
+
+
+def names_a_rival(question: str, *texts: str) -> bool:
+    """Whether the texts are about another thing of the kind the question asks about:
+    the dishwasher's warranty for "when does the microwave's warranty end?", customer
+    service's number for the vet's (thesaurus.RIVALS); never while they name it too."""
+    told = _aside_words(question)
+    asked = _groups_named(" ".join(w for w in _WORD.findall(question) if w.lower() not in told))
+    if not asked:
+        return False
+    have = frozenset().union(*(_groups_named(t) for t in texts))
+    return any(
+        (asked & rivals) and not (asked & rivals & have) and (have & rivals)
+        for rivals in _rival_sets()
+    )
+
+
 def in_thesaurus(word: str) -> bool:
     """Whether the thesaurus names this word (a household word, never a typing slip)."""
     return stem(fold(word)) in _thesaurus_words()
@@ -647,6 +676,7 @@ class Match:
     unrelated: bool = False  # the model ranked the text and called it unrelated
     things: bool = True  # the text says every household thing the question names
     codes: bool = True  # the text holds every fault code the question names ("E15")
+    rival: bool = False  # the text is about another appliance, trade or door
 
     @property
     def answers(self) -> bool:
@@ -654,7 +684,7 @@ class Match:
         the model, when it ranked the text, does not call it unrelated while the words
         say little more than enough ("when was the roof last replaced?" shares "last"
         and "replace" with the smoke alarm's battery line)."""
-        if not self.codes or (self.unrelated and self.words < WORDS_SURE):
+        if not self.codes or self.rival or (self.unrelated and self.words < WORDS_SURE):
             return False  # "what does E15 mean?" is never answered by F22's row
         if self.things and min(self.words, self.meaning or 0.0) >= AGREE:
             return True  # never when a thing asked about is missing (the car's *insurance*)
@@ -680,11 +710,13 @@ def match(
     texts, weak = list(texts), list(weak)
     words = word_coverage(question, weights, *texts, weak=weak)
     codes = holds_named_codes(question, *texts, *weak)
+    rival = names_a_rival(question, *texts, *weak)
     if not model:
-        return Match(words, codes=codes)
+        return Match(words, codes=codes, rival=rival)
     said = meaning(similarity)
     unrelated = similarity is not None and said < UNRELATED
-    return Match(words, said, unrelated, names_every_thing(question, *texts, *weak), codes)
+    things = names_every_thing(question, *texts, *weak)
+    return Match(words, said, unrelated, things, codes, rival)
 
 
 # A fault or error code as displays show them: "E15", "F22", and "F 75" read as "F75";

@@ -69,6 +69,9 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("loft", "attic"),
     ("hall", "hallway", "entrance", "entryway"),
     ("front door", "main door", "entrance door"),
+    ("back door", "rear door"),
+    ("side door",),
+    ("patio door", "french doors", "sliding door"),
     ("garage", "carport"),
     ("shed", "outhouse"),
     ("lift", "elevator"),
@@ -177,5 +180,16 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("weekdays", "monday to friday", "working days", "workdays"),
     ("weekend", "weekends", "saturday and sunday"),
 )  # fmt: skip
+
+# Things that stand in for one another: a question about the microwave's warranty is
+# not answered by the dishwasher's, nor the vet's number by customer service's. Each
+# set lists the first member of THINGS groups.
+RIVALS: tuple[frozenset[str], ...] = (
+    frozenset({"washing machine", "tumble dryer", "dishwasher", "fridge", "freezer", "oven"})
+    | frozenset({"hob", "microwave", "extractor fan", "kettle", "boiler"}),
+    frozenset({"plumber", "electrician", "gas engineer", "vet", "doctor", "babysitter"})
+    | frozenset({"customer service"}),
+    frozenset({"front door", "back door", "side door", "patio door"}),
+)
 
 GROUPS = THINGS + ACTIONS
