@@ -14,7 +14,7 @@ from typing import Any
 
 from mnemolis.knowledge import relevance
 from mnemolis.router.decompose import carry_subject, decompose
-from mnemolis.sources.rag import about_mnemolis, figure, forbids, quote
+from mnemolis.sources.rag import about_mnemolis, asked_plainly, figure, forbids, quote
 from mnemolis.textmatch import unshortened, without_fillers
 
 from .knowledge_helpers import ask, notes_client, store_of
@@ -589,3 +589,19 @@ async def test_another_appliances_record_does_not_answer(
     assert relevance.match(
         "when does the dishwasher's warranty run out?", None, line, weak=title
     ).answers
+
+
+def test_a_plain_question_about_the_assistant_and_a_long_wrapped_line() -> None:
+    """ "What sources do you search?" is asked in plain words (prose answers it before API
+    reference), "how do I …" and "the MCP endpoint" are not; a long line that stops
+    mid-sentence is wrapped prose even when the next goes on with a capital."""
+    assert asked_plainly("What sources do you actually search when I ask you something?")
+    assert not asked_plainly("what is your MCP endpoint?")
+    text = (
+        "Mnemolis searches nine sources: your home's devices and sensors in Home\n"
+        "Assistant, the weather forecast, and what you asked it to remember."
+    )
+    said = quote("what sources do you search?", {"sources": 1.0}, "", text)
+    assert said.startswith("Mnemolis searches nine sources"), said
+    record = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G\nSerial number: FD 0123"
+    assert quote("what's the serial number?", {"serial": 1.0}, "", record).startswith("Serial")

@@ -40,6 +40,7 @@ QUOTE_MIN = 60  # a quote this short that ends no sentence goes on to the next o
 STEPS_MAX = 900  # numbered steps up to this long answer "how do I …?" whole
 CODE_WEIGHT = 0.85  # a code block answers less well than prose about the same
 POINTER_WEIGHT = 0.7  # a list entry linking to another page only points at the answer
+TECHNICAL_WEIGHT = 0.8  # a passage of commands and API paths, for a question in plain words
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
@@ -73,6 +74,7 @@ _NEGATION = re.compile(r"\b(?:do not|don't|never|stop|avoid)\b", re.IGNORECASE)
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
+WRAPPED_LINE = 64  # a line this long that stops mid-sentence is wrapped prose
 CANDIDATES = 10
 
 # Words that make a question one about Mnemolis itself (its docs answer those first).
@@ -115,6 +117,14 @@ def about_mnemolis(question: str) -> bool:
     return not words.isdisjoint(_ITSELF_STEMS) or _OFFLINE.search(question) is not None
 
 
+def asked_plainly(question: str) -> bool:
+    """Whether the assistant is asked about itself in everyday words ("what can you search
+    through?"), naming none of its technical parts: reference passages full of commands
+    and API paths answer that less well than prose."""
+    words = relevance.words_of(question.lower())
+    return words.isdisjoint(_MNEMOLIS_STEMS) and not words.isdisjoint(_YOU)
+
+
 def clip(text: str, limit: int) -> str:
     """At most ``limit`` characters, cut at a word boundary."""
     text = text.strip()
@@ -150,13 +160,15 @@ def _split_title(heading: str, path: str) -> tuple[str, str]:
 
 def _wrapped(line: str, following: str) -> bool:
     """Whether a line that reads like a record ("Yes, for everything kept at home: …")
-    is prose wrapped onto the next line: it stops mid-sentence and the next goes on in
-    lower case."""
+    is prose wrapped onto the next line: it stops mid-sentence and the next, no record
+    itself, goes on in lower case or after a line as long as wrapped prose."""
     return (
         not _BULLET_MARK.match(line)
         and " | " not in line
-        and line[-1:] in ",;:" + "abcdefghijklmnopqrstuvwxyz"
-        and following[:1].islower()
+        and not ENDS_SENTENCE.search(line)
+        and bool(following)
+        and not _LINE_UNIT.match(following)
+        and (following[:1].islower() or len(line) >= WRAPPED_LINE)
     )
 
 
@@ -565,6 +577,7 @@ async def relevant_passages(
         or relevance.ASKS_CHECK.match(question)
     )
     files = {Path(p.hit.path).name for p in passages}
+    plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
     scored = []
     for rank, p in enumerate(passages):
@@ -593,6 +606,8 @@ async def relevant_passages(
                 weight = CODE_WEIGHT
             elif pointer:
                 weight = POINTER_WEIGHT
+            if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
+                weight *= TECHNICAL_WEIGHT  # asked in plain words: answered in plain words
             scored.append((found, weight * found.value, about, rank, p))
     scored = sibling_named(scored)
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
