@@ -99,3 +99,48 @@ async def test_a_model_closed_mid_pass_pauses_the_embedding_without_a_traceback(
     assert any("paused" in r.getMessage() for r in said()), [r.getMessage() for r in said()]
     resp = await client.get("/api/rag/mnemolis-docs")
     assert resp.status == 200  # the store still serves, by keywords
+
+
+async def test_a_model_closed_while_a_new_folder_is_indexed_keeps_the_index(
+    make_client: Callable[..., Any],
+    embedding_model: Path,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """The first embedding runs inside the folder's indexing job; the model going away
+    then pauses it in one line (it was "indexing failed" with a traceback), and the
+    folder stays indexed, searchable by its words."""
+    entered, release = threading.Event(), threading.Event()
+    real = LocalEmbedder.embed_sync
+
+    def gated(self: LocalEmbedder, texts: list[str]) -> list[list[float]]:
+        if any("gatepost" in t for t in texts):
+            entered.set()
+            release.wait(120)
+        return real(self, texts)
+
+    monkeypatch.setattr(LocalEmbedder, "embed_sync", gated)
+    folder = tmp_path / "roots" / "house"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("The gatepost light is on a timer.\n", encoding="utf-8")
+    client: TestClient[Any, Any] = await make_client(
+        llm={"embedding_model": str(embedding_model), "threads": 1},
+        rag={"roots": [str(folder.parent)], "watch": False},
+    )
+    core = client.app[keys.CORE]
+    await core.services.llm.wait_ready()
+    caplog.set_level(logging.INFO, logger="mnemolis")
+    resp = await client.post("/api/rag", json={"name": "house", "path": str(folder)})
+    assert resp.status == 201, await resp.text()
+    assert await asyncio.to_thread(entered.wait, 120), "the folder was never embedded"
+    await core.services.llm.stop()
+    release.set()
+    await core.services.knowledge.wait_idle()
+    said = [r for r in caplog.records if r.getMessage().startswith("rag house:")]
+    assert any("embedding paused" in r.getMessage() for r in said), [r.getMessage() for r in said]
+    assert all(r.exc_info is None and r.levelno < logging.ERROR for r in said), [
+        r.getMessage() for r in said
+    ]
+    status = await (await client.get("/api/rag/house")).json()
+    assert status["files_indexed"] == 1 and not status["error"], status

@@ -260,9 +260,15 @@ class Documents:
             db.scans_waiting += 1
 
         def job() -> ScanReport | None:
+            # Indexing from the moment it stops waiting: a status read in between would
+            # say "ready" with nothing indexed yet.
+            db.indexing = True
             with self._waiting_lock:
                 db.scans_waiting -= 1
-            return self._scan_job(name, force)
+            try:
+                return self._scan_job(name, force)
+            finally:
+                db.indexing = False
 
         try:
             return self._submit(job)
@@ -283,7 +289,7 @@ class Documents:
         started = time.perf_counter()
         try:
             report = db.scan(self._halt(db), force=force)
-            self._embed_step(db)
+            self._embed_paused_if_gone(db)  # the index stands though the model went away
             db.last_error = None
         except Exception as err:
             db.last_error = f"indexing failed: {type(err).__name__}: {err}"
@@ -650,15 +656,20 @@ class Documents:
     def _halt(self, db: DocumentDatabase) -> Halt:
         return Halt(self._stop, db.cancelled)
 
-    def _embed_job(self, db: DocumentDatabase) -> None:
+    def _embed_paused_if_gone(self, db: DocumentDatabase) -> None:
+        """Embed what is missing; a model gone away pauses that in one line."""
         try:
-            if db.is_open and not self._halt(db).is_set():
-                self._embed_step(db)
+            self._embed_step(db)
         except Unavailable as err:
             # The model went away (the server is stopping, or it failed): what is not
             # embedded yet is embedded when a model is back. Not a bug: no traceback.
             level = logging.INFO if self._stop.is_set() else logging.WARNING
             _LOGGER.log(level, "rag %s: embedding paused: %s", db.name, err)
+
+    def _embed_job(self, db: DocumentDatabase) -> None:
+        try:
+            if db.is_open and not self._halt(db).is_set():
+                self._embed_paused_if_gone(db)
         except Exception:
             _LOGGER.exception("rag %s: embedding failed", db.name)
         finally:
