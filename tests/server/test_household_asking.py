@@ -485,6 +485,10 @@ async def test_a_request_and_a_part_asked_with_the_whole_weigh_nothing(
     )
     assert relevance._frame_words("Query: garage alarm code") == {"query"}
     assert relevance._frame_words("what should the gauge read?") == frozenset()
+    assert relevance._frame_words("which network do i pick on my phone?") == {"pick"}
+    assert relevance._frame_words("I'm staying over. Could you please tell me the code?") == {
+        "tell"
+    }
 
 
 def test_what_that_means_is_answered_by_what_it_means() -> None:

@@ -576,11 +576,20 @@ _KIND_WORDS = frozenset({"day", "days", "date", "time"})
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
+    # "Which network do I pick?" asks which network.
+    (
+        re.compile(
+            r"\s*which [\w ]{1,30}? (?:do|should|shall|can|must) (?:i|we|you) (?:pick|choose|select"
+            r"|use|join)\b",
+            re.I,
+        ),
+        {"pick", "choose", "select", "use", "join"},
+    ),
     # A request instead of a question ("give me the model number", "remind me which day",
     # "Query: garage code") asks as "what is" does.
     (
         re.compile(
-            r"\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+)?(?:(?:give|tell|read|show|send"
+            r"\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?)?(?:(?:give|tell|read|show|send"
             r"|remind|text)\s+(?:me|us)|look up|lookup|find|search for|query|question)\b",
             re.I,
         ),
@@ -596,7 +605,8 @@ def _frame_words(question: str) -> frozenset[str]:
     return frozenset(
         stem(w)
         for asks, words in _FRAMES
-        if (m := asks.match(question)) is not None
+        for text in dict.fromkeys([question, asked(question)])
+        if (m := asks.match(text)) is not None
         for w in _WORD.findall(m.group(0).lower())
         if w in words
     )
