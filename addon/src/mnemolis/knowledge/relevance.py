@@ -589,8 +589,9 @@ _FRAMES = (
     # "Query: garage code") asks as "what is" does.
     (
         re.compile(
-            r"\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?)?(?:(?:give|tell|read|show|send"
-            r"|remind|text)\s+(?:me|us)|look up|lookup|find|search for|query|question)\b",
+            r"\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
+            r"(?:(?:give|tell|read|show|send|remind|text)\s+(?:me|us)"
+            r"|look up|lookup|find|search for|query|question)\b",
             re.I,
         ),
         {"give", "tell", "read", "show", "send", "remind", "text", "look", "lookup", "find"}
