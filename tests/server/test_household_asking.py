@@ -609,3 +609,25 @@ def test_a_plain_question_about_the_assistant_and_a_long_wrapped_line() -> None:
     assert said.startswith("Mnemolis searches nine sources"), said
     record = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G\nSerial number: FD 0123"
     assert quote("what's the serial number?", {"serial": 1.0}, "", record).startswith("Serial")
+
+
+def test_what_it_refers_to_and_a_voice_request_at_the_end() -> None:
+    """Unpunctuated speech asks at "can you tell me …"; "it" is the thing told of, never
+    the electrician; "exactly" says how it is asked."""
+    question = (
+        "ok so the electrician is coming round tomorrow and he's asked me to find where the "
+        "consumer unit is I honestly have no idea can you tell me where it is"
+    )
+    assert relevance.asked(question) == "can you tell me where it is"
+    aside = relevance._aside_words(question)
+    assert "electrician" in aside and "consumer" not in aside, aside
+    assert "exactly" in relevance.FUNCTION_WORDS
+
+
+def test_a_groups_own_name_says_the_member_asked() -> None:
+    """ "model number" is said by "model SMS4HVI33G" (the group's name), while "meter"
+    alone never says "electricity meter" (it is no group's name)."""
+    line = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G"
+    assert relevance.word_coverage("the model number?", None, line) >= 0.9
+    gas = "The gas meter is outside by the front wall."
+    assert relevance.word_coverage("the electricity meter?", None, gas) < 0.6

@@ -115,10 +115,15 @@ def _synonyms(
         held = [m for m, _ in members if m <= asked]
         if not held:
             continue
+        head = members[0]
         for m in held:
             others = [(o, words) for o, words in members if not o <= m]
             for s in m:
-                out.setdefault(s, []).extend(o for o, _ in others)
+                # "model number" is said by "model SMS4HVI33G": the group's own name, a
+                # part of the member asked, says the rest of it ("meter" says no
+                # "electricity": it is no head).
+                says = [*others, head] if head[0] < m and s not in head[0] else others
+                out.setdefault(s, []).extend(o for o, _ in says)
                 spelled.setdefault(s, []).extend(" ".join(words) for _, words in others)
     alternatives = {s: tuple(dict.fromkeys(alts)) for s, alts in out.items()}
     return alternatives, {s: tuple(dict.fromkeys(ws)) for s, ws in spelled.items()}
@@ -218,6 +223,8 @@ _OPENER = (
 _ASKED = re.compile(
     rf"(?:[,;:.!?]|\s[-\u2013\u2014])\s*(?={_OPENER})"
     r"|\s(?=(?:how|what|where) (?:do|can|should|would) (?:i|we)\b)"
+    r"|\s(?=(?:(?:can|could|would|will) you (?:please )?(?:tell|give|show|remind) (?:me|us)"
+    r"|do you know)\b)"
     r"|\s(?:asking (?:me |you )?(?:for|about)(?= (?:our|my|the|your)\b)"
     r"|(?:wants|needs|wanted|needed) to know)\s",
     re.IGNORECASE,
@@ -241,8 +248,10 @@ def _aside_words(question: str) -> frozenset[str]:
     aside: list[str] = [lead] if lead else []
     kept: set[str] = set()
     if lead and _refers(text):
-        # "… for the dishwasher. What make is it?": the thing "it" is stays whole.
-        kept = {w for w in content_words(lead) if stem(w) in _things_named(lead)}
+        # "… for the dishwasher. What make is it?": the thing "it" is stays whole (a person
+        # told of is no "it": "the electrician asked where the fuse box is, where is it?").
+        named = _things_named(lead) - (_persons_named(lead) if _refers_to_thing(text) else set())
+        kept = {w for w in content_words(lead) if stem(w) in named}
     m = _PURPOSE.search(text)
     if m is not None:
         aside.append(next((g for g in m.groups() if g), ""))
@@ -255,6 +264,28 @@ def _aside_words(question: str) -> frozenset[str]:
 
 # A lead ending in "and" joins two asks ("who was that plumber and how do I ring him?").
 JOINED = re.compile(r"\b(?:and|or|but)\s*$", re.IGNORECASE)
+
+
+def _persons_named(text: str) -> frozenset[str]:
+    """Stems of the people and trades of the thesaurus the text names ("the electrician")."""
+    people = _person_groups()
+    return frozenset(
+        s for i in _groups_named(text) if i in people for m, _ in _synonym_groups()[i] for s in m
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _person_groups() -> frozenset[int]:
+    """Indexes of the THINGS groups that are people (thesaurus.PERSONS)."""
+    return frozenset(i for i, g in enumerate(thesaurus.THINGS) if g[0] in thesaurus.PERSONS)
+
+
+def _refers_to_thing(asked: str) -> bool:
+    """Whether the question refers back with "it" (never a person), not "him" or "them"."""
+    words = {w.lower() for w in _WORD.findall(asked)}
+    return not words.isdisjoint({"it", "its"}) and words.isdisjoint(
+        _PERSONS | {"they", "them", "their"}
+    )
 
 
 def _told(question: str) -> tuple[str, str]:
@@ -352,6 +383,7 @@ _FUNCTION = (
     "past since through throughout toward towards under underneath until upon while whilst "
     "within without "
     "already also again actually currently even ever just only quite really still too very yet "
+    "exactly roughly approximately honestly basically probably definitely maybe perhaps "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
     "whole entire full complete exact abouts whereabouts"

@@ -192,4 +192,10 @@ RIVALS: tuple[frozenset[str], ...] = (
     frozenset({"front door", "back door", "side door", "patio door"}),
 )
 
+# The people among THINGS (first members): "it" never refers to one of them.
+PERSONS = frozenset(
+    {"plumber", "electrician", "gas engineer", "vet", "doctor", "babysitter", "grandma"}
+    | {"grandpa", "mum", "neighbour"}
+)
+
 GROUPS = THINGS + ACTIONS
