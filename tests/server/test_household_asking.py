@@ -631,3 +631,31 @@ def test_a_groups_own_name_says_the_member_asked() -> None:
     assert relevance.word_coverage("the model number?", None, line) >= 0.9
     gas = "The gas meter is outside by the front wall."
     assert relevance.word_coverage("the electricity meter?", None, gas) < 0.6
+
+
+def test_each_one_and_compared_to_ask_for_every_item() -> None:
+    """ "Which day does each one get emptied?" reads every bin's line; "how long does a cottons
+    wash take compared to the quick wash?" asks two things."""
+    bins = (
+        "The general waste (black bin) is collected every Tuesday morning.\n"
+        "Recycling (blue bin) goes out every other Friday.\n"
+        "Garden waste (green bin) is collected on the first Monday of the month."
+    )
+    question = "there are three bins, which day does each one get emptied?"
+    said = quote(question, {"bins": 1.0, "emptied": 1.0}, "Bins", bins)
+    assert "Tuesday" in said and "every other Friday" in said and "first Monday" in said, said
+    assert relevance.clause_asks("how long is a cottons wash compared to the quick wash?") == [
+        "how long is a cottons wash",
+        "the quick wash?",
+    ]
+
+
+def test_words_that_only_mark_an_example_or_another_appliance() -> None:
+    """The "like" of ", like the manual for the fridge" weighs as the example does; the
+    washing machine's rinse is no answer for the coffee machine; a dial is a gauge."""
+    aside = relevance._aside_words("how do I add a new document to you, like the fridge manual?")
+    assert "like" in aside and "document" not in aside, aside
+    rinse = "Rinse off the fluff and screw it back hand-tight."
+    assert relevance.names_a_rival("how do I descale the coffee machine?", rinse, "washing machine")
+    gauge = "The pressure gauge should read between 1 and 1.5 bar."
+    assert relevance.word_coverage("what should the dial read?", None, gauge) > 0.7

@@ -206,7 +206,7 @@ _PURPOSE = re.compile(
     r"\s+(?:need|have|want|got|must)\s+to\b(?P<tail>.*)$"
     r"|[,.;!?]\s*(?:need|have|want|got)\s+to\b(?P<bare>.*)$"
     r"|[,;]\s*(?:like|such as|for example|for instance|e\.g\.)\s+(?P<example>.*)$"
-    r"|\s(?:so|so that) (?:i|we) (?:can|could)\s+(?P<able>.*)$"
+    r"|\s(?:so|so that) (?:i|we|you) (?:can|could)\s+(?P<able>.*)$"
     r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$"
     r"|[,.;!?]\s*(?:(?:i|we)(?:'ll| will)? (?:need|want) (?:it|them|this|that)|it's|it is)"
     r" for\b(?P<use>.*)$"
@@ -254,7 +254,7 @@ def _aside_words(question: str) -> frozenset[str]:
         kept = {w for w in content_words(lead) if stem(w) in named}
     m = _PURPOSE.search(text)
     if m is not None:
-        aside.append(next((g for g in m.groups() if g), ""))
+        aside.append(m.group(0))  # its marker too: the "like" of ", like the manual …"
         text = text[: m.start()]
     head = (_own_words(text) | kept) - readings_checked(text)
     if not head:
@@ -384,6 +384,7 @@ _FUNCTION = (
     "within without "
     "already also again actually currently even ever just only quite really still too very yet "
     "exactly roughly approximately honestly basically probably definitely maybe perhaps "
+    "supposed "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
     "whole entire full complete exact abouts whereabouts"
@@ -671,7 +672,9 @@ def gives_what_is_asked(question: str, *texts: str) -> bool:
     return False
 
 
-_CLAUSE_BREAK = re.compile(r",?\s+and\s+|[,;]\s+", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(
+    r",?\s+and\s+|[,;]\s+|\s+(?:compared (?:to|with)|versus|vs\.?)\s+", re.IGNORECASE
+)
 
 
 def clause_asks(question: str) -> list[str]:

@@ -31,6 +31,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("electricity", "electric", "power", "mains power", "leccy"),
     ("heating", "central heating", "radiators", "heaters"),
     ("thermostat", "heating controls", "temperature dial", "heating dial"),
+    ("pressure gauge", "gauge", "dial", "pressure dial", "needle"),
     ("boiler", "furnace", "water heater", "combi"),
     ("hot water", "shower water"),
     ("tap", "faucet"),
@@ -51,7 +52,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
     # --- internet and phones --------------------------------------------------------
     ("wifi", "wi-fi", "wireless", "internet", "broadband", "wlan", "hotspot"),
     ("password", "passcode", "passphrase", "wifi key", "network key", "wpa key", "login",
-     "wifi code", "wifi pin"),
+     "wifi code", "wifi pin", "internet code", "internet password", "broadband password"),
     ("network", "ssid", "network name", "wifi name"),
     ("router", "modem", "hub"),
     ("phone", "telephone", "phone number", "tel", "mobile", "cell", "cellphone", "ring", "call"),
@@ -92,6 +93,9 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("microwave", "microwave oven"),
     ("extractor fan", "extractor hood", "cooker hood", "range hood", "vent hood"),
     ("kettle", "electric kettle"),
+    ("coffee machine", "coffee maker", "espresso machine"),
+    ("toaster",),
+    ("television", "tv", "telly", "smart tv"),
     ("detergent", "washing powder", "laundry powder", "powder", "washing liquid", "laundry liquid",
      "laundry detergent", "soap", "capsules", "pods", "tablets"),
     ("fabric softener", "softener", "fabric conditioner", "conditioner"),
@@ -104,7 +108,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("fluff", "lint"),
     ("door", "hatch", "porthole"),
     # --- safety ---------------------------------------------------------------------
-    ("smoke alarm", "smoke detector", "fire alarm", "smoke sensor"),
+    ("smoke alarm", "smoke detector", "fire alarm", "smoke sensor", "detector"),
     ("carbon monoxide alarm", "co alarm", "co detector", "carbon monoxide detector"),
     ("chirp", "chirping", "chirps", "beep", "beeping", "beeps", "bleep", "bleeping"),
     ("battery", "batteries"),
@@ -186,7 +190,8 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
 # set lists the first member of THINGS groups.
 RIVALS: tuple[frozenset[str], ...] = (
     frozenset({"washing machine", "tumble dryer", "dishwasher", "fridge", "freezer", "oven"})
-    | frozenset({"hob", "microwave", "extractor fan", "kettle", "boiler"}),
+    | frozenset({"hob", "microwave", "extractor fan", "kettle", "boiler", "coffee machine"})
+    | frozenset({"toaster", "television"}),
     frozenset({"plumber", "electrician", "gas engineer", "vet", "doctor", "babysitter"})
     | frozenset({"customer service"}),
     frozenset({"front door", "back door", "side door", "patio door"}),

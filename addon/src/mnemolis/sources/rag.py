@@ -210,7 +210,8 @@ def _units(text: str) -> list[str]:
 # A question asking for every item of a kind: "which bin goes out on which day?",
 # "what are the bin days?", "list the …".
 _ASKS_ALL = re.compile(
-    r"\bwhich\b.+\bwhich\b|\b(?:all|each of) the\b|\blist\b|^\s*what are (?:the|our)\b"
+    r"\bwhich\b.+\bwhich\b|\b(?:all|each of) the\b|\beach (?:one|of them)\b|\blist\b"
+    r"|^\s*what are (?:the|our)\b"
     r"|\bsame \w+ as\b|\bboth\b|\bdifference between\b",  # a comparison needs both lines
     re.IGNORECASE,
 )
