@@ -659,3 +659,17 @@ def test_words_that_only_mark_an_example_or_another_appliance() -> None:
     assert relevance.names_a_rival("how do I descale the coffee machine?", rinse, "washing machine")
     gauge = "The pressure gauge should read between 1 and 1.5 bar."
     assert relevance.word_coverage("what should the dial read?", None, gauge) > 0.7
+
+
+async def test_steps_answer_the_how_and_the_range_answers_the_number(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What number should the gauge be on, and how do I top it up?": the question has
+    no told lead (its "and" joins two asks), the range answers the number and the steps
+    (which say how, never what it should read) answer the how."""
+    client = await household(make_client, tmp_path)
+    question = "what number should the pressure gauge be on, and how do I top it up?"
+    assert relevance.asked(question) == question
+    assert relevance.asks_kind("what number should the gauge be on")
+    body = await ask(client, question)
+    assert "1 and 1.5 bar" in body["result"] and "filling" in body["result"], body

@@ -293,7 +293,7 @@ def _told(question: str) -> tuple[str, str]:
     the lead is a few words ("the dishwasher, when did we buy it?") or the question is
     about what was just said ("The gauge says 1.2, is that ok?")."""
     cuts = [] if ASKS_CHECK.match(question) else list(_ASKED.finditer(question))
-    while len(cuts) > 1 and JOINED.search(question[: cuts[-1].start()]):
+    while cuts and JOINED.search(question[: cuts[-1].start()]):
         cuts.pop()  # "…, who was that plumber and how do I ring him?": both are asked
     if cuts:
         lead, asked = question[: cuts[-1].start()], question[cuts[-1].end() :]
@@ -569,7 +569,7 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(rf"\b(?:every|once|twice|each|daily|weekly|monthly|yearly|{_DAYS})\b", re.I),
     ),
     (
-        re.compile(r"\s*how (?:much|many)\b", re.I),
+        re.compile(r"\s*(?:how (?:much|many)|what (?:number|figure|reading))\b", re.I),
         re.compile(r"\d|\b(?:one|two|three|four|five|six|ten|half|quarter|handful)\b", re.I),
     ),
     (
@@ -604,7 +604,7 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 
 # What a "when"/"how long" question calls the fact it asks for ("when is recycling
 # day?"): a text that gives a day or a time says these words.
-_KIND_WORDS = frozenset({"day", "days", "date", "time"})
+_KIND_WORDS = frozenset({"day", "days", "date", "time", "number", "figure"})
 # Words that only say what kind of fact is asked for ("how long", "at what point").
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),

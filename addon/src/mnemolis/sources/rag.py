@@ -392,6 +392,8 @@ def each_ask_answered(
             return False  # "how long does it run?" is not answered by the end date
         if _ASKS_MODEL.search(ask) and not _MODEL_NAME.search(f"{section} {said}"):
             return False  # "what brand is it?" is not answered by the cover it has
+        if _STEPS.search(p.hit.content) and not _HOW.match(ask):
+            return False  # steps say how to do it, not "what should the gauge read?"
         if not own(ask):
             return True  # "… and when did we get it?": a date of what the question is about
         return relevance.word_coverage(ask, weights, said, section, weak=[title]) >= ASK_COVERED
