@@ -673,3 +673,27 @@ async def test_steps_answer_the_how_and_the_range_answers_the_number(
     assert relevance.asks_kind("what number should the gauge be on")
     body = await ask(client, question)
     assert "1 and 1.5 bar" in body["result"] and "filling" in body["result"], body
+
+
+async def test_paraphrases_of_plain_questions(make_client: Client, tmp_path: Path) -> None:
+    """A paraphrase of a question the tune half answers is answered too: "the blue bin"
+    is the recycling line of a note that also says "put it out"; "no cost" is "free";
+    "no. 12" is "number 12"; a named person's "phone number" is the memory's number."""
+    client = await household(make_client, tmp_path)
+    await says(client, "When should I put the blue bin out?", "every other Friday", "Tuesday")
+    await says(client, "Does the dishwasher warranty cover repairs at no cost?", "free")
+    await store_of(client).remember("Plumber: Dave Jones, 07700 900123 (he fixed the leak).")
+    await says(client, "Give me Dave's phone number.", "07700 900123", "0344")
+    assert unshortened("who lives at no. 12?") == "who lives at number 12?"
+    assert relevance.stem("living") in relevance._frame_words("who are the people living at 12?")
+    serial = "Serial number: FD 0123 456789"
+    assert relevance.word_coverage("the phone number?", None, serial) < 0.6
+
+
+def test_one_person_is_no_answer_about_another() -> None:
+    """The plumber Dave's number is no answer for Uncle Dave's; grandma's birthday none
+    for mum's."""
+    plumber = "Plumber: Dave Jones, 07700 900123"
+    assert relevance.names_a_rival("what's Uncle Dave's phone number?", plumber)
+    assert relevance.names_a_rival("when is mum's birthday?", "Grandma's birthday is on 3 June")
+    assert not relevance.names_a_rival("when is nan's birthday?", "Grandma's birthday is on 3 June")

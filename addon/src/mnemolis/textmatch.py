@@ -53,9 +53,13 @@ _SHORTHAND |= {"wat": "what", "wot": "what", "whr": "where", "thx": "thanks"}
 _SHORT = re.compile(rf"\b(?:{'|'.join(_SHORTHAND)})\b", re.IGNORECASE)
 
 
+_NUMBER_NO = re.compile(r"\bno\.?\s*(?=\d)", re.IGNORECASE)
+
+
 def unshortened(text: str) -> str:
-    """The text with chat shorthand written out ("how do u …" → "how do you …")."""
-    return _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text)
+    """The text with chat shorthand written out ("how do u …" → "how do you …", "no. 12"
+    → "number 12")."""
+    return _NUMBER_NO.sub("number ", _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text))
 
 
 # What speech puts between words ("… flashing um how do I reset it"): never a word asked.

@@ -157,6 +157,11 @@ def _groups_named(text: str) -> frozenset[int]:
     return frozenset(i for i, members in enumerate(things) if any(m <= have for m, _ in members))
 
 
+def things_of(text: str) -> frozenset[int]:
+    """The household things (THINGS groups) a text names, by any of their names."""
+    return _groups_named(text)
+
+
 def names_a_rival(question: str, *texts: str) -> bool:
     """Whether the texts are about another thing of the kind the question asks about:
     the dishwasher's warranty for "when does the microwave's warranty end?", customer
@@ -394,7 +399,7 @@ _FUNCTION = (
 # dishwasher?" by "Bosch Serie 4 dishwasher"), like "called".
 _FRAME = (
     "name names make brand bit way instruction instructions detail details info information "
-    "forgot forgotten"
+    "forgot forgotten people person"
 )
 FUNCTION_WORDS = frozenset(_FUNCTION.split()) | frozenset(_FRAME.split())
 FUNCTION_SHARE = 0.0  # a function word counts this much of its rarity
@@ -477,7 +482,7 @@ def word_coverage(
             and any(_COST.search(t) for t in texts)
         ):
             found += given.get(w, 1.0)  # "free" says what paying for it costs
-        elif key in _PHONE_WORDS and _asks_phone(question) and any(_PHONE.search(t) for t in texts):
+        elif w in _PHONE_WORDS and _asks_phone(question) and any(_PHONE.search(t) for t in texts):
             found += given.get(w, 1.0)  # "how do I ring him?" is answered by his number
         elif w in clock and any(_CLOCK.search(t) for t in texts):
             # "at quarter past ten" is a time of day, which "after 22:00" speaks of.
@@ -554,7 +559,13 @@ _ASKS_PHONE = re.compile(
     re.I,
 )
 _PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach"})
-_PHONE = re.compile(r"(?:\+\d{1,3}[\s-]?)?\(?\b0\d{2,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b")
+# "Give me Dave's phone number": named as what it is.
+_PHONE_NUMBER = re.compile(r"\b(?:phone|mobile|cell|telephone|contact) (?:number|no)\b", re.I)
+# Never a serial number's digits after its letters ("FD 0123 456789").
+_PHONE = re.compile(
+    r"(?<![A-Z] )(?<![A-Z]{2} )(?<![A-Z]{3} )"
+    r"(?:\+\d{1,3}[\s-]?)?\(?\b0\d{2,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b"
+)
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
@@ -609,6 +620,11 @@ _KIND_WORDS = frozenset({"day", "days", "date", "time", "number", "figure"})
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
+    # "Who lives at number 12?" is answered by a name at number 12.
+    (
+        re.compile(r"\s*who (?:\w+ ){0,3}?(?:lives?|living|stays?|staying)\b", re.I),
+        {"live", "lives", "living", "stay", "stays", "staying"},
+    ),
     # "Which network do I pick?" asks which network.
     (
         re.compile(
@@ -649,7 +665,8 @@ def _frame_words(question: str) -> frozenset[str]:
 def _asks_phone(question: str) -> bool:
     """Whether the question, or one of its asks, wants a phone number ("who was the
     plumber and how do I ring him?")."""
-    return any(_ASKS_PHONE.match(c) for c in [asked(question), *clause_asks(question)])
+    asks = [asked(question), *clause_asks(question)]
+    return any(_ASKS_PHONE.match(c) for c in asks) or _PHONE_NUMBER.search(question) is not None
 
 
 def asks_kind(question: str) -> bool:

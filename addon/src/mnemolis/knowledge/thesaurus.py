@@ -125,7 +125,8 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("model", "model number", "make and model", "model no"),
     ("parts and labour", "parts and labor", "repairs", "repair"),
     ("customer service", "customer services", "helpline", "support line", "hotline"),
-    ("free", "no charge", "free of charge", "cost nothing", "costs nothing"),
+    ("free", "no charge", "free of charge", "cost nothing", "costs nothing", "no cost",
+     "at no cost", "for nothing"),
     ("insurance", "insurer", "policy"),
     ("bill", "bills", "invoice"),
     ("council tax", "property tax"),
@@ -140,6 +141,11 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("grandma", "grandmother", "granny", "gran", "nan", "nana", "nanna"),
     ("grandpa", "grandfather", "grandad", "granddad"),
     ("mum", "mom", "mother", "mummy", "mommy"),
+    ("dad", "father", "daddy"),
+    ("uncle",),
+    ("aunt", "auntie", "aunty"),
+    ("brother",),
+    ("sister",),
     ("birthday", "bday", "b-day", "born"),
     ("flowers", "flower", "bouquet", "blooms"),
     ("cat", "kitty", "kitten", "puss"),
@@ -186,21 +192,22 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
 )  # fmt: skip
 
 # Things that stand in for one another: a question about the microwave's warranty is
-# not answered by the dishwasher's, nor the vet's number by customer service's. Each
-# set lists the first member of THINGS groups.
+# not answered by the dishwasher's, nor the vet's number by customer service's, nor
+# an uncle's by the plumber's. Each set lists the first member of THINGS groups.
 RIVALS: tuple[frozenset[str], ...] = (
     frozenset({"washing machine", "tumble dryer", "dishwasher", "fridge", "freezer", "oven"})
     | frozenset({"hob", "microwave", "extractor fan", "kettle", "boiler", "coffee machine"})
     | frozenset({"toaster", "television"}),
     frozenset({"plumber", "electrician", "gas engineer", "vet", "doctor", "babysitter"})
-    | frozenset({"customer service"}),
+    | frozenset({"customer service", "grandma", "grandpa", "mum", "dad", "uncle", "aunt"})
+    | frozenset({"brother", "sister"}),
     frozenset({"front door", "back door", "side door", "patio door"}),
 )
 
 # The people among THINGS (first members): "it" never refers to one of them.
 PERSONS = frozenset(
     {"plumber", "electrician", "gas engineer", "vet", "doctor", "babysitter", "grandma"}
-    | {"grandpa", "mum", "neighbour"}
+    | {"grandpa", "mum", "neighbour", "dad", "uncle", "aunt", "brother", "sister"}
 )
 
 GROUPS = THINGS + ACTIONS

@@ -278,7 +278,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return clip(text, QUOTE_CHARS)
     telling = _telling(question, weights, units)
     scores = [relevance.word_coverage(question, telling, u) for u in units]
-    best = max(range(len(units)), key=lambda i: (scores[i], -i))
+    # Ties: the unit naming the thing asked ("the blue bin": the recycling line).
+    named = [len(relevance.things_of(question) & relevance.things_of(u)) for u in units]
+    best = max(range(len(units)), key=lambda i: (scores[i], named[i], -i))
     if how:
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
         # …"), not by what happens then ("The boiler restarts …") though it says "boiler".
