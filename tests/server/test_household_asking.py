@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mnemolis.knowledge import relevance
 from mnemolis.router.decompose import carry_subject, decompose
 from mnemolis.sources.rag import about_mnemolis, asked_plainly, figure, forbids, quote
@@ -533,18 +535,42 @@ async def test_how_to_ring_someone_is_answered_by_their_number(
     )
 
 
-def test_offline_is_asked_of_the_assistant_and_wrapped_prose_stays_one_sentence() -> None:
-    """ "Can you still answer without the internet?" is about the assistant; a wrapped
-    line with a colon early ("Yes, for everything kept at home: …") is prose, not a
-    record line of its own."""
+def test_offline_and_plain_questions_are_asked_of_the_assistant() -> None:
+    """ "Can you still answer without the internet?" is about the assistant; "what sources
+    do you search?" is asked in plain words (prose answers it before API reference),
+    "the MCP endpoint" is not."""
     assert about_mnemolis("the broadband's gone down, can you still answer without the internet?")
     assert not about_mnemolis("the internet is down, what's the router password?")
-    text = (
-        "Yes, for everything kept at home: Mnemolis is local-first, so your documents,\n"
-        "memories and the local model keep answering without a connection."
-    )
-    said = quote("can you still answer without the internet?", {"internet": 1.0}, "", text)
-    assert said.startswith("Yes, for everything kept at home"), said
+    assert asked_plainly("What sources do you actually search when I ask you something?")
+    assert not asked_plainly("what is your MCP endpoint?")
+
+
+@pytest.mark.parametrize(
+    ("text", "asked", "start"),
+    [
+        (
+            "Yes, for everything kept at home: Mnemolis is local-first, so your documents,\n"
+            "memories and the local model keep answering without a connection.",
+            "connection",
+            "Yes, for everything kept at home",
+        ),
+        (
+            "Mnemolis searches nine sources: your home's devices and sensors in Home\n"
+            "Assistant, the weather forecast, and what you asked it to remember.",
+            "forecast",
+            "Mnemolis searches nine sources",
+        ),
+    ],
+)
+def test_wrapped_prose_with_an_early_colon_stays_one_sentence(
+    text: str, asked: str, start: str
+) -> None:
+    """A line with a colon early that stops mid-sentence is prose wrapped onto the next
+    (lower case or capital), not a record line of its own; record lines stay lines."""
+    said = quote(f"what about the {asked}?", {asked: 1.0}, "", text)
+    assert said.startswith(start), said
+    record = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G\nSerial number: FD 0123"
+    assert quote("what's the serial number?", {"serial": 1.0}, "", record).startswith("Serial")
 
 
 async def test_what_to_punch_in_is_the_code(make_client: Client, tmp_path: Path) -> None:
@@ -593,22 +619,6 @@ async def test_another_appliances_record_does_not_answer(
     assert relevance.match(
         "when does the dishwasher's warranty run out?", None, line, weak=title
     ).answers
-
-
-def test_a_plain_question_about_the_assistant_and_a_long_wrapped_line() -> None:
-    """ "What sources do you search?" is asked in plain words (prose answers it before API
-    reference), "how do I …" and "the MCP endpoint" are not; a long line that stops
-    mid-sentence is wrapped prose even when the next goes on with a capital."""
-    assert asked_plainly("What sources do you actually search when I ask you something?")
-    assert not asked_plainly("what is your MCP endpoint?")
-    text = (
-        "Mnemolis searches nine sources: your home's devices and sensors in Home\n"
-        "Assistant, the weather forecast, and what you asked it to remember."
-    )
-    said = quote("what sources do you search?", {"sources": 1.0}, "", text)
-    assert said.startswith("Mnemolis searches nine sources"), said
-    record = "Appliance: Bosch Serie 4 dishwasher, model SMS4HVI33G\nSerial number: FD 0123"
-    assert quote("what's the serial number?", {"serial": 1.0}, "", record).startswith("Serial")
 
 
 def test_what_it_refers_to_and_a_voice_request_at_the_end() -> None:
