@@ -16,7 +16,7 @@ import pytest
 
 from mnemolis.knowledge import relevance
 from mnemolis.router.decompose import carry_subject, decompose
-from mnemolis.sources.rag import about_mnemolis, asked_plainly, figure, forbids, quote
+from mnemolis.sources.rag import _HOW, about_mnemolis, asked_plainly, figure, forbids, quote
 from mnemolis.textmatch import unshortened, without_fillers
 
 from .knowledge_helpers import ask, notes_client, store_of
@@ -707,3 +707,22 @@ def test_one_person_is_no_answer_about_another() -> None:
     assert relevance.names_a_rival("what's Uncle Dave's phone number?", plumber)
     assert relevance.names_a_rival("when is mum's birthday?", "Grandma's birthday is on 3 June")
     assert not relevance.names_a_rival("when is nan's birthday?", "Grandma's birthday is on 3 June")
+
+
+async def test_second_paraphrases_of_plain_questions(make_client: Client, tmp_path: Path) -> None:
+    """A greeting before "when", "interval" for "how often", "what am I supposed to do"
+    and "how I make …" for "how do I"; a memory that answers is asked though no
+    document matched and the route did not choose the memories."""
+    assert relevance.asked("hey when does the dishwasher guarantee end") == (
+        "when does the dishwasher guarantee end"
+    )
+    assert relevance.asks_kind("boiler service interval")
+    assert _HOW.match(["The pipe's frozen", "What am I supposed to do?"][1])
+    assert _HOW.match("How I make Mnemolis to remember some thing?")
+    client = await household(make_client, tmp_path)
+    await store_of(client).remember(
+        "Feed the cat half a pouch of wet food in the morning and a handful of dry food "
+        "in the evening."
+    )
+    question = "I'm not sure I'm giving the right amount. How much wet food does the cat get?"
+    await says(client, question, "half a pouch")

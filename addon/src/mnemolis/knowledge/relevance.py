@@ -310,9 +310,11 @@ def _told(question: str) -> tuple[str, str]:
 def asked(question: str) -> str:
     """The question itself, without the situation told first: what "how do I …?" or
     "when …?" is matched against ("The boiler has stopped. How do I reset it?")."""
-    return _told(question)[1]
+    return _GREETING.sub("", _told(question)[1])
 
 
+# "hey, when does …": a greeting before the question.
+_GREETING = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|right|well|oh)\b[\s,!.]*)+", re.I)
 _POINTING = frozenset({"this", "that", "these", "those"})
 _PERSONS = frozenset({"he", "him", "his", "she", "her"})
 
@@ -576,7 +578,7 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(rf"\b(?:{_NUMBER})\s*(?:{_UNITS})\b", re.I),
     ),
     (
-        re.compile(r"\s*how (?:often|frequently)\b", re.I),
+        re.compile(r"\s*how (?:often|frequently)\b|.*\b(?:interval|frequency)\b", re.I),
         re.compile(rf"\b(?:every|once|twice|each|daily|weekly|monthly|yearly|{_DAYS})\b", re.I),
     ),
     (
@@ -615,7 +617,7 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 
 # What a "when"/"how long" question calls the fact it asks for ("when is recycling
 # day?"): a text that gives a day or a time says these words.
-_KIND_WORDS = frozenset({"day", "days", "date", "time", "number", "figure"})
+_KIND_WORDS = frozenset({"day", "days", "date", "time", "number", "figur", "interval", "frequency"})
 # Words that only say what kind of fact is asked for ("how long", "at what point").
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),

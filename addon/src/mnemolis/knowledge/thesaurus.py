@@ -176,6 +176,7 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),
     ("reset", "reboot", "power cycle", "restart"),
+    ("reindex", "re-index", "re-read", "reread", "rescan", "re-scan", "read again"),
     ("connect", "hook up", "hook you up", "link", "link up", "plug in", "pair"),
     ("vacuum", "hoover", "vacuum cleaner", "hoovering", "vacuuming"),
     ("error", "fault", "error code", "fault code", "warning code"),

@@ -46,10 +46,12 @@ GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
 _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
-# "How do I …?", and the same asked as an instruction: "remove a folder from Mnemolis".
+# "How do I …?" ("what am I supposed to do?", "how I make …"), and the same asked as an
+# instruction: "remove a folder from Mnemolis".
 _HOW = re.compile(
-    _LEAD_IN + r"(?:how (?:do|can|should|would|could) "
-    r"(?:i|we|you)\b|(?:add|remove|delete|connect|install|uninstall|set up|reset|register"
+    _LEAD_IN + r"(?:how (?:(?:do|can|should|would|could) )?(?:i|we|you)\b"
+    r"|what (?:(?:should|do|can|must) (?:i|we)|(?:am i|are we) (?:supposed|meant) to) do\b"
+    r"|(?:add|remove|delete|connect|install|uninstall|set up|reset|register"
     r"|reindex|configure|update|upgrade|enable|disable|clean|top up|drain|bleed|unblock)"
     r"\s+(?:a|an|the|my|our|this|it|\w+)\b)",
     re.IGNORECASE,
@@ -668,7 +670,8 @@ class RagSource(Source):
             memories = await store.memory_matches(question, weights, limit=3)
         except Unavailable:  # a broken memory store: the documents still answer
             memories = []
-        memory = next((m for _, m in memories if m.answers), None)
+        remembered = next(((mem, m) for mem, m in memories if m.answers), None)
+        memory = remembered[1] if remembered else None
         if not found and failed and memory is None:
             # Never an empty answer (that would be cached): the search did not run.
             raise SourceError(f"database(s) {', '.join(failed)} could not be searched")
@@ -682,7 +685,13 @@ class RagSource(Source):
             # in code ("Never run the dryer after 22:00" is how to store a memory).
             found = [(m, p) for m, p in found if "```" not in p.hit.content]
         if not found:
-            return SourceAnswer(source=self.name, answer="")
+            # No document: a memory that answers is asked next (router._run_chain).
+            # A memory naming all the things asked (not the dryer's rule for its warranty).
+            sure = remembered is not None and relevance.names_every_thing(
+                question, remembered[0].content, " ".join(remembered[0].tags)
+            )
+            flag = {"memory_answers": True} if sure else {}
+            return SourceAnswer(source=self.name, answer="", data=flag)
         match, best = found[0]
         if memory is not None and memory.value >= match.value:
             # A memory says it as well as any document, or better: the memory source
