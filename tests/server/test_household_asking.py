@@ -726,3 +726,15 @@ async def test_second_paraphrases_of_plain_questions(make_client: Client, tmp_pa
     )
     question = "I'm not sure I'm giving the right amount. How much wet food does the cat get?"
     await says(client, question, "half a pouch")
+
+
+def test_what_to_do_follows_what_is_wrong() -> None:
+    """ "What am I supposed to do?" after naming the trouble: the quote that says what is
+    wrong goes on to the instruction after it, though that shares none of the words."""
+    text = (
+        "In freezing weather the plastic condensate pipe outside can freeze and the boiler "
+        "stops. Pour warm water, never boiling water, along the pipe and then reset the boiler."
+    )
+    weights = {"condensate": 2.0, "line": 2.0, "frozen": 2.0}
+    said = quote("The condensate line's frozen up. What am I supposed to do?", weights, "", text)
+    assert "Pour warm water" in said, said

@@ -331,6 +331,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             break
         fragment = length < QUOTE_MIN and not ENDS_SENTENCE.search(picked[-1])
         gives = relevance.gives_more(question, " ".join(picked), units[i])
+        # "What am I supposed to do?": the quote says what is wrong; what to do follows.
+        told_what = how and not any(_INSTRUCTION.search(u) for u in picked)
+        gives = gives or (told_what and _INSTRUCTION.search(units[i]) is not None)
         answers = gives or (scores[i] > 0 and not one_per_line)
         if not answers and not fragment and not _leans_back(units[i]):
             break
