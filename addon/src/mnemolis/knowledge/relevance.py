@@ -150,16 +150,11 @@ def _rival_sets() -> tuple[frozenset[int], ...]:
     return tuple(frozenset(heads[h] for h in rivals) for rivals in thesaurus.RIVALS)
 
 
-def _groups_named(text: str) -> frozenset[int]:
-    """Indexes of the THINGS groups a text names (by any member, whole)."""
+def things_of(text: str) -> frozenset[int]:
+    """The household things a text names, by any of their names: indexes of THINGS."""
     have = words_of(text)
     things = _synonym_groups()[: len(thesaurus.THINGS)]
     return frozenset(i for i, members in enumerate(things) if any(m <= have for m, _ in members))
-
-
-def things_of(text: str) -> frozenset[int]:
-    """The household things (THINGS groups) a text names, by any of their names."""
-    return _groups_named(text)
 
 
 def names_a_rival(question: str, *texts: str) -> bool:
@@ -167,10 +162,10 @@ def names_a_rival(question: str, *texts: str) -> bool:
     the dishwasher's warranty for "when does the microwave's warranty end?", customer
     service's number for the vet's (thesaurus.RIVALS); never while they name it too."""
     told = _aside_words(question)
-    asked = _groups_named(" ".join(w for w in _WORD.findall(question) if w.lower() not in told))
+    asked = things_of(" ".join(w for w in _WORD.findall(question) if w.lower() not in told))
     if not asked:
         return False
-    have = frozenset().union(*(_groups_named(t) for t in texts))
+    have = frozenset().union(*(things_of(t) for t in texts))
     return any(
         (asked & rivals) and not (asked & rivals & have) and (have & rivals)
         for rivals in _rival_sets()
@@ -275,7 +270,7 @@ def _persons_named(text: str) -> frozenset[str]:
     """Stems of the people and trades of the thesaurus the text names ("the electrician")."""
     people = _person_groups()
     return frozenset(
-        s for i in _groups_named(text) if i in people for m, _ in _synonym_groups()[i] for s in m
+        s for i in things_of(text) if i in people for m, _ in _synonym_groups()[i] for s in m
     )
 
 
@@ -289,7 +284,7 @@ def _refers_to_thing(asked: str) -> bool:
     """Whether the question refers back with "it" (never a person), not "him" or "them"."""
     words = {w.lower() for w in _WORD.findall(asked)}
     return not words.isdisjoint({"it", "its"}) and words.isdisjoint(
-        _PERSONS | {"they", "them", "their"}
+        _PERSON_PRONOUNS | {"they", "them", "their"}
     )
 
 
@@ -316,7 +311,7 @@ def asked(question: str) -> str:
 # "hey, when does …": a greeting before the question.
 _GREETING = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|right|well|oh)\b[\s,!.]*)+", re.I)
 _POINTING = frozenset({"this", "that", "these", "those"})
-_PERSONS = frozenset({"he", "him", "his", "she", "her"})
+_PERSON_PRONOUNS = frozenset({"he", "him", "his", "she", "her"})
 
 
 def _refers(asked: str) -> bool:
@@ -329,7 +324,7 @@ def _refers(asked: str) -> bool:
         if w in _POINTING:
             if not (after and in_thesaurus(after)):
                 return True  # "that plumber" names the plumber; "how is that done?" refers
-        elif w in _PERSONS:
+        elif w in _PERSON_PRONOUNS:
             if not _things_named(asked):
                 return True
         elif w in BACK_WORDS:
@@ -617,7 +612,9 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 
 # What a "when"/"how long" question calls the fact it asks for ("when is recycling
 # day?"): a text that gives a day or a time says these words.
-_KIND_WORDS = frozenset({"day", "days", "date", "time", "number", "figur", "interval", "frequency"})
+_KIND_WORDS = frozenset(
+    stem(w) for w in ("day", "days", "date", "time", "number", "figure", "interval", "frequency")
+)
 # Words that only say what kind of fact is asked for ("how long", "at what point").
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
@@ -741,7 +738,7 @@ class Match:
     unrelated: bool = False  # the model ranked the text and called it unrelated
     things: bool = True  # the text says every household thing the question names
     codes: bool = True  # the text holds every fault code the question names ("E15")
-    rival: bool = False  # the text is about another appliance, trade or door
+    rival: bool = False  # the text is about another appliance, person or door
 
     @property
     def answers(self) -> bool:

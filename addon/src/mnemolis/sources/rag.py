@@ -281,7 +281,8 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     telling = _telling(question, weights, units)
     scores = [relevance.word_coverage(question, telling, u) for u in units]
     # Ties: the unit naming the thing asked ("the blue bin": the recycling line).
-    named = [len(relevance.things_of(question) & relevance.things_of(u)) for u in units]
+    asked_things = relevance.things_of(question)
+    named = [len(asked_things & relevance.things_of(u)) for u in units]
     best = max(range(len(units)), key=lambda i: (scores[i], named[i], -i))
     if how:
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
@@ -700,7 +701,6 @@ class RagSource(Source):
             # A memory says it as well as any document, or better: the memory source
             # answers (what the household asked to remember is the more specific word).
             return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
-        score = match.value
         said = quote(question, weights, best.hit.heading, best.hit.content)
         named = named_in_heading(question, best.hit.heading, best.hit.content)
         if named:
@@ -715,8 +715,8 @@ class RagSource(Source):
             (said if p is best else quote(ask, weights, p.hit.heading, p.hit.content), p)
             for ask, p in each_ask_answered(question, weights, found)
         ] or [(said, best)]
-        score = max(m.value for m, p in found if any(p is q for _, q in quotes))
         values = [next(m.value for m, q in found if q is p) for _, p in quotes]
+        score = max(values)
         evidence = [
             Evidence(
                 source=self.name,
