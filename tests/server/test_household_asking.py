@@ -622,13 +622,13 @@ async def test_another_appliances_record_does_not_answer(
 
 
 def test_what_it_refers_to_and_a_voice_request_at_the_end() -> None:
-    """Unpunctuated speech asks at "can you tell me …"; "it" is the thing told of, never
-    the electrician; "exactly" says how it is asked."""
+    """Unpunctuated speech asks at the "where" after "can you tell me"; "it" is the thing
+    told of, never the electrician; "exactly" says how it is asked."""
     question = (
         "ok so the electrician is coming round tomorrow and he's asked me to find where the "
         "consumer unit is I honestly have no idea can you tell me where it is"
     )
-    assert relevance.asked(question) == "can you tell me where it is"
+    assert relevance.asked(question) == "where it is"
     aside = relevance._aside_words(question)
     assert "electrician" in aside and "consumer" not in aside, aside
     assert "exactly" in relevance.FUNCTION_WORDS
@@ -738,3 +738,24 @@ def test_what_to_do_follows_what_is_wrong() -> None:
     weights = {"condensate": 2.0, "line": 2.0, "frozen": 2.0}
     said = quote("The condensate line's frozen up. What am I supposed to do?", weights, "", text)
     assert "Pour warm water" in said, said
+
+
+async def test_third_paraphrases_of_plain_questions(make_client: Client, tmp_path: Path) -> None:
+    """Texting shorthand ("hw", "wats", "r", "rn"), a dropped "g" and a roundabout
+    opening ("I wonder whether you might know …", "I can't remember when …") ask what the
+    plain question asks."""
+    assert unshortened("hw do i reset it pls") == "how do i reset it please"
+    assert unshortened("wats our address") == "what's our address"
+    assert unshortened("the u-bend and the R-32 gas") == "the u-bend and the R-32 gas"
+    assert relevance.asked("I wonder whether you might tell me at what time it comes on?") == (
+        "at what time it comes on?"
+    )
+    assert relevance.asks_kind("I can't remember when the car is due its MOT.")
+    assert relevance.asked("tell me the wifi password") == "tell me the wifi password"
+    client = await household(make_client, tmp_path)
+    assert await store_of(client).respelled("when does it need replacin'") == (
+        "when does it need replacing"
+    )
+    await says(client, "wats our address", "14 Elm Road")
+    question = "I wonder whether you might know which number I ought to ring for Bosch?"
+    await says(client, question, "0344 892 8979")

@@ -50,7 +50,12 @@ def _expand(m: re.Match[str]) -> str:
 # What a phone keyboard writes for a word: "how do u reset it", "wen is bin day pls".
 _SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "wen": "when"}
 _SHORTHAND |= {"wat": "what", "wot": "what", "whr": "where", "thx": "thanks"}
-_SHORT = re.compile(rf"\b(?:{'|'.join(_SHORTHAND)})\b", re.IGNORECASE)
+_SHORTHAND |= {"hw": "how", "wats": "what's", "r": "are", "ppl": "people", "abt": "about"}
+_SHORTHAND |= {"tmrw": "tomorrow", "tmr": "tomorrow", "b4": "before", "thru": "through"}
+_SHORTHAND |= {"shud": "should", "cud": "could", "wud": "would", "cuz": "because"}
+_SHORTHAND |= dict.fromkeys(("lol", "rn", "tbh", "btw", "omg", "idk", "ngl"), "")
+# Never part of a longer word: "u-bend", "R-32", "b4's".
+_SHORT = re.compile(rf"(?<![-'])\b(?:{'|'.join(_SHORTHAND)})\b(?![-'])", re.IGNORECASE)
 
 
 _NUMBER_NO = re.compile(r"\bno\.?\s*(?=\d)", re.IGNORECASE)

@@ -914,6 +914,10 @@ class Documents:
             and w not in english
             and not relevance.in_thesaurus(w)
         ]
+        # Speech drops the g of "-ing" ("when does it need replacin'"): the word whole.
+        for w in [w for w in words if w.endswith("in") and w + "g" in english]:
+            question = re.sub(rf"\b{re.escape(w)}\b'?", w + "g", question, flags=re.IGNORECASE)
+            words.remove(w)
         if not words:
             return question
         # The household's words first; Mnemolis's own docs (a wider vocabulary, but one

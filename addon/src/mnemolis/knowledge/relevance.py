@@ -305,11 +305,33 @@ def _told(question: str) -> tuple[str, str]:
 def asked(question: str) -> str:
     """The question itself, without the situation told first: what "how do I …?" or
     "when …?" is matched against ("The boiler has stopped. How do I reset it?")."""
-    return _GREETING.sub("", _told(question)[1])
+    text = _GREETING.sub("", _told(question)[1])
+    m = _OPENING.match(text)
+    if m is not None and _ASKING_WORD.match(text, m.end()):
+        return text[m.end() :]
+    return text
 
 
 # "hey, when does …": a greeting before the question.
 _GREETING = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|right|well|oh)\b[\s,!.]*)+", re.I)
+# "Can you tell me when …", "I wonder whether you might know which …", "I can't remember
+# where …": a way into the question, which is asked by the "when …" that follows.
+_OPENING = re.compile(
+    r"\s*(?:please\s+)?(?:"
+    r"(?:(?:can|could|would|will) you\s+(?:please\s+)?)?(?:tell|remind|show) (?:me|us)"
+    r"|(?:do|does) (?:you|anyone|anybody) (?:happen to )?know|any idea"
+    r"|i(?: was| am|'m)? wonder(?:ing|ed)? (?:whether|if)(?: you)?"
+    r"(?: (?:might|could|would|can|may))?(?: possibly)?(?: happen to)?(?: be able to)?"
+    r"(?: (?:know|tell (?:me|us)|remind (?:me|us)|say))?"
+    r"|i(?: really)? (?:need|want|would like|'d like) to know"
+    r"|i (?:can't|cant|cannot|can not|don't|dont|do not) (?:remember|recall)"
+    r"|i(?:'ve| have)? (?:forgotten|forgot)|i forget"
+    r")\b[\s,:]*(?:please\b[\s,]*)?",
+    re.IGNORECASE,
+)
+_ASKING_WORD = re.compile(
+    r"(?:(?:at|on|in|by|from|until|for|to) )?(?:what|which|who|whose|where|when|how|why)\b", re.I
+)
 _POINTING = frozenset({"this", "that", "these", "those"})
 _PERSON_PRONOUNS = frozenset({"he", "him", "his", "she", "her"})
 
@@ -386,7 +408,7 @@ _FUNCTION = (
     "within without "
     "already also again actually currently even ever just only quite really still too very yet "
     "exactly roughly approximately honestly basically probably definitely maybe perhaps "
-    "supposed "
+    "supposed might ought whether shall wonder wondering wondered possibly kindly "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
     "whole entire full complete exact abouts whereabouts"
