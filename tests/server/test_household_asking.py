@@ -759,3 +759,17 @@ async def test_third_paraphrases_of_plain_questions(make_client: Client, tmp_pat
     await says(client, "wats our address", "14 Elm Road")
     question = "I wonder whether you might know which number I ought to ring for Bosch?"
     await says(client, question, "0344 892 8979")
+
+
+def test_whether_it_still_holds_is_answered_by_until_when() -> None:
+    """ "Is it still under guarantee?" asks until when the cover runs: the quote goes on
+    from the length of the cover to the date it ends."""
+    cover = (
+        "Two years of manufacturer's guarantee, extended to five years by registering the "
+        "dishwasher online.\nThe warranty runs out on 14 March 2028."
+    )
+    weights = {"dishwasher": 2.0, "guarantee": 2.0, "cover": 2.0}
+    for question in ("Is the dishwasher still under guarantee?", "Do we still have cover?"):
+        assert "14 March 2028" in quote(question, weights, "", cover), question
+    assert "14 March 2028" not in quote("how long is the guarantee?", weights, "", cover)
+    assert not relevance.asks_kind("is the boiler still losing pressure?")

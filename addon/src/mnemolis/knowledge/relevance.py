@@ -621,6 +621,15 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    # "Is it still under warranty?", "are we still covered?": until when it holds.
+    (
+        re.compile(
+            r"\s*(?:is|are|am|do|does|will|has|have)\b(?:\s+\w+){0,5}?\s+still\s+(?:under|in|within"
+            r"|covered|valid|guaranteed|insured|have|has|got)\b",
+            re.I,
+        ),
+        re.compile(rf"\b(?:(?:19|20)\d\d|{_MONTHS})\b", re.I),
+    ),
     (
         re.compile(r"\s*(?:when|what time|what day|what date|by when|until when)\b", re.I),
         re.compile(
