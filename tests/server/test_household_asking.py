@@ -773,3 +773,20 @@ def test_whether_it_still_holds_is_answered_by_until_when() -> None:
         assert "14 March 2028" in quote(question, weights, "", cover), question
     assert "14 March 2028" not in quote("how long is the guarantee?", weights, "", cover)
     assert not relevance.asks_kind("is the boiler still losing pressure?")
+
+
+async def test_blind_sixteenth_batch_rules(make_client: Client, tmp_path: Path) -> None:
+    """A phone number asked is never answered by a line without one; "is 2.5 bar too
+    high?" asks what it should be; what is to be remembered is not what is asked; "your
+    databases" is about the assistant."""
+    client = await household(make_client, tmp_path)
+    await says(client, "Is 2.5 bar too high for the boiler?", "1 and 1.5 bar")
+    await store_of(client).remember("Grandma's birthday is on 3 June; she likes lilies.")
+    for question in ("What's grandma's phone number?", "What's the vet's number for the cat?"):
+        body = await ask(client, question)
+        assert "No source could answer" in body["result"], (question, body)
+    assert relevance.gives_the_number("who was the plumber and how do I ring him?", "Dave")
+    aside = relevance._aside_words("How do I get you to remember that the vet is on Friday?")
+    assert "vet" in aside and "remember" not in aside
+    assert about_mnemolis("Is it safe to delete one of your databases?")
+    assert about_mnemolis("Where on the computer do you keep everything you know?")

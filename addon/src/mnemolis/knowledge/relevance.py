@@ -210,7 +210,9 @@ _PURPOSE = re.compile(
     r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$"
     r"|[,.;!?]\s*(?:(?:i|we)(?:'ll| will)? (?:need|want) (?:it|them|this|that)|it's|it is)"
     r" for\b(?P<use>.*)$"
-    r"|\s(?:including|incl\.?)\s+(?P<part>.*)$",
+    r"|\s(?:including|incl\.?)\s+(?P<part>.*)$"
+    # "how do I get you to remember that …": what is to be remembered, not what is asked.
+    r"|(?<=\bremember)\s+that\b(?P<content>.*)$",
     re.IGNORECASE,
 )
 # "My sister is staying and needs to get online, what's the wifi password?": the
@@ -555,8 +557,9 @@ ASKS_WHEN_TO = re.compile(
 # "The gauge says 1.2, is that ok?": a reading the person gives, asking whether it is
 # right, is answered by what it should be, not by a line that happens to hold the figure.
 ASKS_CHECK = re.compile(
-    r".*\bis (?:that|this|it) (?P<check>ok|okay|normal|fine|right|alright|bad|good|safe"
-    r"|dangerous|enough|(?:a|the) problem|an issue|too (?:low|high|much|little))\b",
+    r".*\bis (?:that|this|it|\d+(?:[.,]\d+)?(?: ?[a-z\u00b0]+)?) (?P<check>ok|okay|normal|fine"
+    r"|right|alright|bad|good|safe|dangerous|(?:(?:hot|cold|warm|high|low|long) )?enough"
+    r"|(?:a|the) problem|an issue|too (?:low|high|much|little|hot|cold|long|short))\b",
     re.IGNORECASE,
 )
 _READING = re.compile(r"\d+(?:[.,]\d+)?")
@@ -624,8 +627,8 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     # "Is it still under warranty?", "are we still covered?": until when it holds.
     (
         re.compile(
-            r"\s*(?:is|are|am|do|does|will|has|have)\b(?:\s+\w+){0,5}?\s+still\s+(?:under|in|within"
-            r"|covered|valid|guaranteed|insured|have|has|got)\b",
+            r"\s*(?:is|are|am|do|does|will|has|have)\b(?:\s+\w+){0,5}?\s+still\s+(?:be\s+)?"
+            r"(?:under|in|within|covered|valid|guaranteed|insured|have|has|got)\b",
             re.I,
         ),
         re.compile(rf"\b(?:(?:19|20)\d\d|{_MONTHS})\b", re.I),
@@ -770,6 +773,7 @@ class Match:
     things: bool = True  # the text says every household thing the question names
     codes: bool = True  # the text holds every fault code the question names ("E15")
     rival: bool = False  # the text is about another appliance, person or door
+    number: bool = True  # the text gives a phone number when only that is asked
 
     @property
     def answers(self) -> bool:
@@ -777,8 +781,10 @@ class Match:
         the model, when it ranked the text, does not call it unrelated while the words
         say little more than enough ("when was the roof last replaced?" shares "last"
         and "replace" with the smoke alarm's battery line)."""
-        if not self.codes or self.rival or (self.unrelated and self.words < WORDS_SURE):
+        if not (self.codes and self.number) or self.rival:
             return False  # "what does E15 mean?" is never answered by F22's row
+        if self.unrelated and self.words < WORDS_SURE:
+            return False
         if self.things and min(self.words, self.meaning or 0.0) >= AGREE:
             return True  # never when a thing asked about is missing (the car's *insurance*)
         return max(self.words, self.meaning or 0.0) >= ANSWERS
@@ -804,12 +810,21 @@ def match(
     words = word_coverage(question, weights, *texts, weak=weak)
     codes = holds_named_codes(question, *texts, *weak)
     rival = names_a_rival(question, *texts, *weak)
+    number = gives_the_number(question, *texts)
     if not model:
-        return Match(words, codes=codes, rival=rival)
+        return Match(words, codes=codes, rival=rival, number=number)
     said = meaning(similarity)
     unrelated = similarity is not None and said < UNRELATED
     things = names_every_thing(question, *texts, *weak)
-    return Match(words, said, unrelated, things, codes, rival)
+    return Match(words, said, unrelated, things, codes, rival, number)
+
+
+def gives_the_number(question: str, *texts: str) -> bool:
+    """Whether the texts give a phone number when that is all the question asks ("what's
+    grandma's phone number?" is never answered by her birthday); True for other questions."""
+    if len(clause_asks(question)) > 1 or not _asks_phone(question):
+        return True
+    return any(_PHONE.search(t) for t in texts)
 
 
 # A fault or error code as displays show them: "E15", "F22", and "F 75" read as "F75";

@@ -97,7 +97,8 @@ _MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)
 _YOU = frozenset({"you", "your", "yourself"})
 _ITSELF = (
     "source sources remember forget memory memories data stored connect documents folder "
-    "search look files file formats pdf pdfs link hook"
+    "search look files file formats pdf pdfs link hook database databases index learned "
+    "learnt notice computer"
 )
 _ITSELF_STEMS = frozenset(relevance.stem(w) for w in _ITSELF.split())
 # "Can you still answer without the internet?": whether the assistant works offline.
