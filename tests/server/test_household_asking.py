@@ -790,3 +790,13 @@ async def test_blind_sixteenth_batch_rules(make_client: Client, tmp_path: Path) 
     assert "vet" in aside and "remember" not in aside
     assert about_mnemolis("Is it safe to delete one of your databases?")
     assert about_mnemolis("Where on the computer do you keep everything you know?")
+
+
+async def test_where_it_was_got_from_is_where_it_was_bought(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Where did we get the dishwasher from?" is answered by the record's "Bought: … at
+    Currys", not by the line that names the dishwasher."""
+    assert relevance.plainly_put("where do I get the key?") == "where do I get the key?"
+    client = await household(make_client, tmp_path)
+    await says(client, "where did we get the dishwasher from?", "Currys")

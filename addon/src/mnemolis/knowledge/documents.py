@@ -902,7 +902,7 @@ class Documents:
         they hold a typing slip away — else, when they hold none, the one Mnemolis's docs
         hold: "when's the recyling collected?" asks about "recycling", whole, for the word
         weights, the thesaurus and the embedding model alike."""
-        question = textmatch.unshortened(question)  # "how do u reset it": "you"
+        question = relevance.plainly_put(textmatch.unshortened(question))  # "how do u …"
         english = bundled_model.english_words()  # "steps" is a word, never a slip of "stops"
         if not english:  # without a dictionary to tell words from slips, nothing is mended
             return question

@@ -304,6 +304,18 @@ def _told(question: str) -> tuple[str, str]:
     return "", question
 
 
+# "Where did we get the dishwasher from?" asks where it was bought.
+_GOT_FROM = re.compile(
+    r"\b(where did (?:we|you|i|they|he|she)) get\b(.+?)\s+from\s*(?=[?.!]*\s*$)", re.I
+)
+
+
+def plainly_put(question: str) -> str:
+    """The question with an idiom said in the words a record uses ("where did we get it
+    from?" → "where did we buy it?")."""
+    return _GOT_FROM.sub(r"\1 buy\2", question)
+
+
 def asked(question: str) -> str:
     """The question itself, without the situation told first: what "how do I …?" or
     "when …?" is matched against ("The boiler has stopped. How do I reset it?")."""
