@@ -16,6 +16,7 @@ import pytest
 
 from mnemolis.knowledge import relevance
 from mnemolis.router.decompose import carry_subject, decompose
+from mnemolis.router.router import _spoken_answer
 from mnemolis.sources.rag import _HOW, about_mnemolis, asked_plainly, figure, forbids, quote
 from mnemolis.textmatch import unshortened, without_fillers
 
@@ -800,3 +801,25 @@ async def test_where_it_was_got_from_is_where_it_was_bought(
     assert relevance.plainly_put("where do I get the key?") == "where do I get the key?"
     client = await household(make_client, tmp_path)
     await says(client, "where did we get the dishwasher from?", "Currys")
+
+
+async def test_the_spoken_form_says_the_sentence_that_answers(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Read out in a sentence or two, a quote says the sentence giving what was asked:
+    the end date for "is it still under guarantee?", the figure of the third step for
+    "at what point do I shut it off?" after the situation told."""
+    steps = (
+        "<h2>Topping up the pressure</h2><ol><li>Switch the boiler off and let it cool.</li>"
+        "<li>Open both valves of the filling loop under the boiler slowly.</li>"
+        "<li>Close them when the gauge reads 1.2 bar, then switch the boiler back on.</li></ol>"
+    )
+    cover = "Two years of guarantee, extended to five years. It runs out on 14 March 2028."
+    said = _spoken_answer(cover, "Is it still under guarantee?", 1)
+    assert said == "It runs out on 14 March 2028.", said
+    assert _spoken_answer(cover, "How long is the guarantee?", 1).startswith("Two years")
+    client = await notes_client(make_client, tmp_path, {"boiler.html": steps})
+    question = (
+        "I've got the filling loop open and the needle's climbing, at what point do I shut it off?"
+    )
+    await says(client, question, "1.2 bar")

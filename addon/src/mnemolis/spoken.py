@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 MAX_SPOKEN_CHARS = 300
 
@@ -100,3 +101,19 @@ def spoken_form(text: str, max_sentences: int = 2, max_chars: int = MAX_SPOKEN_C
     if len(out) > max_chars:
         out = out[: max_chars - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     return out
+
+
+def spoken_choosing(text: str, max_sentences: int, gives: Callable[[str], bool]) -> str:
+    """The spoken form, but when none of its first sentences ``gives`` what was asked and
+    a later one does, that one in place of the last ("is it still under guarantee?" is
+    said the end date, though the quote opens with the length of the cover)."""
+    said = spoken_form(text, max_sentences)
+    whole = plain_text(_TIME_ASIDE.sub("", text))
+    sentences = [s for s in SENTENCE.split(whole) if s.strip(" .")]
+    kept = sentences[:max_sentences]
+    if not kept or any(gives(s) for s in kept):
+        return said
+    later = next((s for s in sentences[max_sentences:] if gives(s)), None)
+    if later is None:
+        return said
+    return spoken_form(" ".join([*kept[:-1], later]), max_sentences)

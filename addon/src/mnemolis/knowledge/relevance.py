@@ -220,7 +220,8 @@ _PURPOSE = re.compile(
 # speech comes, at "how do I …", or after "she's asking for" / "wants to know").
 _OPENER = (
     r"(?:what|what's|whats|which|who|who's|whose|where|where's|wheres|when|when's|whens"
-    r"|how|why|is|are|can|could|should|do|does|did|will|would|has|have|any)\b"
+    r"|how|why|is|are|can|could|should|do|does|did|will|would|has|have|any"
+    r"|(?:at|by|until|from|on|for) (?:what|which))\b"
 )
 _ASKED = re.compile(
     rf"(?:[,;:.!?]|\s[-\u2013\u2014])\s*(?={_OPENER})"
@@ -631,7 +632,7 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (
         ASKS_WHEN_TO,
         re.compile(
-            rf"\b(?:if|whenever|unless|once|as soon as|{_DAYS}|{_MONTHS}|every|daily|weekly"
+            rf"\b(?:if|when|whenever|unless|once|as soon as|{_DAYS}|{_MONTHS}|every|daily|weekly"
             r"|monthly|yearly|morning|evening|night|before|after)\b",
             re.I,
         ),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..knowledge import relevance
 from ..models import (
     Citation,
     ConditionResult,
@@ -25,7 +26,7 @@ from ..models import (
     SourceRun,
 )
 from ..sources.base import INSTEAD_OF, QueryContext
-from ..spoken import spoken_form
+from ..spoken import spoken_choosing, spoken_form
 from ..textmatch import without_fillers
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
@@ -860,9 +861,13 @@ class Router:
             else ""
         )
         heard = list(dict.fromkeys(o.text for o in answered)) or texts
+        asked_of = {o.text: o.query for o in reversed(answered) if o.source_used in _QUOTED}
         spoken_bits = ([said] if said else []) + list(
             # One answer (two parts answered alike) is read as one: two sentences.
-            dict.fromkeys(spoken_form(t, 1 if len(heard) > 1 or said else 2) for t in heard)
+            dict.fromkeys(
+                _spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or said else 2)
+                for t in heard
+            )
         )
         return SearchResult(
             query=req.query,
@@ -878,6 +883,20 @@ class Router:
             ),
             conversation_id=req.conversation_id,
         )
+
+
+# Sources whose answer quotes the household's own words, sentence by sentence.
+_QUOTED = frozenset({"rag", "memory"})
+
+
+def _spoken_answer(text: str, question: str | None, sentences: int) -> str:
+    """A quoted answer's spoken form says the sentence that gives the kind of fact asked
+    (a date for "when", a number for "how much"), wherever the quote put it."""
+    if question is None or not relevance.asks_kind(question):
+        return spoken_form(text, sentences)
+    return spoken_choosing(
+        text, sentences, functools.partial(relevance.gives_what_is_asked, question)
+    )
 
 
 # Sources of the home's own live states, whose words are everyday household words.
