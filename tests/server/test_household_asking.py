@@ -823,3 +823,19 @@ async def test_the_spoken_form_says_the_sentence_that_answers(
         "I've got the filling loop open and the needle's climbing, at what point do I shut it off?"
     )
     await says(client, question, "1.2 bar")
+
+
+def test_a_statement_after_the_question_is_no_part_of_its_own() -> None:
+    """Why they ask, told after the question, is never answered itself (the dishwasher's
+    serial number for "the dishwasher is making a noise"); a further ask in a few words
+    after it still is one."""
+    route: Callable[[str], list[str]] = lambda part: ["rag"]  # noqa: E731
+    question = "What's the phone number for Bosch? The dishwasher is making a weird noise."
+    assert decompose(question, route) == ["What's the phone number for Bosch"]
+    assert decompose("What's our address? I need it for a form.", route) == ["What's our address"]
+    assert decompose("Where's the key? And the wifi password.", route) == [
+        "Where's the key",
+        "the wifi password",
+    ]
+    aside = relevance._aside_words("What's the number for Bosch? The dishwasher is noisy")
+    assert "noisy" in aside and "bosch" not in aside

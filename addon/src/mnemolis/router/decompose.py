@@ -120,6 +120,12 @@ def _told_then_asked(text: str) -> list[tuple[str, str]]:
     sentences = _sentences(text)
     for n, (sentence, mark) in enumerate(sentences):
         asked_next = any(m == "?" for _, m in sentences[n + 1 :])
+        after_question = out and not told and sentences[n - 1][1] == "?"
+        if after_question and not asked_next and mark in (".", "!", "") and _tells(sentence):
+            # "What's the number for Bosch? The dishwasher's making a noise.": why they ask,
+            # told after the question, is no question of its own (nor part of the one
+            # asked, whose meaning it would blur).
+            continue
         if mark in (".", "!") and (_TOLD.match(sentence) or (asked_next and _says(sentence))):
             told = f"{told} {sentence}." if told else f"{sentence}."
             continue
@@ -131,6 +137,24 @@ def _told_then_asked(text: str) -> list[tuple[str, str]]:
     if told:
         out.append(("", told.rstrip(".")))
     return out
+
+
+# What a statement after a question says it with ("My laptop keeps dropping off."), which
+# a further ask in a few words ("And the network name.") does not.
+_TELLING = re.compile(
+    r"\b(?:i|we|my|our|is|are|was|were|has|have|had|keeps?|needs?|wants?)\b|\w'(?:s|m|re|ve)\b",
+    re.IGNORECASE,
+)
+_FURTHER = frozenset({"and", "also", "plus", "or", "but"})
+
+
+def _tells(sentence: str) -> bool:
+    """A statement, not a further ask ("and the network name") nor a request."""
+    return (
+        _says(sentence)
+        and _first_token(sentence) not in _FURTHER
+        and bool(_TELLING.search(sentence))
+    )
 
 
 # Verbs that open a request rather than a statement: "Turn the lights on. Is it raining?"
@@ -334,8 +358,7 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
                     part = _IT.sub(article + name, part, count=1)
             elif not names and not weather and _first_token(part) in CLAUSE_STARTERS:
                 # "Who's our plumber and what's their number?": no name to put in, so the
-                # question that refers back is asked with the one it refers to, never alone
-                # (a statement after it, "I need it for a form", stays a part of its own).
+                # question that refers back is asked with the one it refers to, never alone.
                 out[-1] = f"{out[-1]} and {part}"
                 continue
         out.append(part)
