@@ -839,3 +839,12 @@ def test_a_statement_after_the_question_is_no_part_of_its_own() -> None:
     ]
     aside = relevance._aside_words("What's the number for Bosch? The dishwasher is noisy")
     assert "noisy" in aside and "bosch" not in aside
+
+
+def test_taking_out_going_back_over_and_occupied() -> None:
+    """ "Take it out" says remove, "go back over" says reindex, and "who is number 12
+    occupied by?" asks who lives there (the line need not say "occupied")."""
+    assert relevance.word_coverage("take the database out", None, "remove the database") > 0.8
+    assert relevance.word_coverage("go back over my files", None, "reindex my files") > 0.8
+    line = "Ruth at number 12 has a spare set of car keys."
+    assert relevance.word_coverage("Who is number 12 occupied by?", None, line) == 1

@@ -670,8 +670,12 @@ _FRAMES = (
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
     # "Who lives at number 12?" is answered by a name at number 12.
     (
-        re.compile(r"\s*who (?:\w+ ){0,3}?(?:lives?|living|stays?|staying)\b", re.I),
-        {"live", "lives", "living", "stay", "stays", "staying"},
+        re.compile(
+            r"\s*who (?:\w+ ){0,3}?(?:lives?|living|stays?|staying|occup(?:y|ies|ied|ying))\b",
+            re.I,
+        ),
+        {"live", "lives", "living", "stay", "stays", "staying"}
+        | {"occupy", "occupies", "occupied", "occupying"},
     ),
     # "Which network do I pick?" asks which network.
     (
