@@ -848,3 +848,15 @@ def test_taking_out_going_back_over_and_occupied() -> None:
     assert relevance.word_coverage("go back over my files", None, "reindex my files") > 0.8
     line = "Ruth at number 12 has a spare set of car keys."
     assert relevance.word_coverage("Who is number 12 occupied by?", None, line) == 1
+
+
+def test_the_sentence_giving_the_kind_asked_is_quoted() -> None:
+    """ "Is 2.5 bar too high?" is quoted what the gauge should read, though the next
+    sentence shares more of its words ("Below 0.5 bar the boiler shuts down")."""
+    text = (
+        "The pressure gauge on the front panel should read between 1 and 1.5 bar when the "
+        "heating is cold. Below 0.5 bar the boiler shuts down to protect itself."
+    )
+    weights = {"2.5": 2.5, "bar": 2.8, "high": 3.8, "boiler": 1.5}
+    said = quote("Is 2.5 bar too high for the boiler?", weights, "", text)
+    assert said.startswith("The pressure gauge"), said

@@ -45,6 +45,7 @@ STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
+KIND_SHARE = 0.34  # a sentence giving the kind of fact asked beats one up to 3x better
 _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
 # "How do I …?" ("what am I supposed to do?", "how I make …"), and the same asked as an
 # instruction: "remove a folder from Mnemolis".
@@ -285,6 +286,17 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     asked_things = relevance.things_of(question)
     named = [len(asked_things & relevance.things_of(u)) for u in units]
     best = max(range(len(units)), key=lambda i: (scores[i], named[i], -i))
+    if relevance.asks_kind(question) and not relevance.gives_what_is_asked(question, units[best]):
+        # "Is 2.5 bar too high?" is answered by what the gauge should read, not by the
+        # sentence sharing more words ("Below 0.5 bar the boiler shuts down").
+        giving = [
+            i
+            for i, u in enumerate(units)
+            if scores[i] >= scores[best] * KIND_SHARE > 0
+            and relevance.gives_what_is_asked(question, u)
+        ]
+        if giving:
+            best = max(giving, key=lambda i: (scores[i], named[i], -i))
     if how:
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
         # …"), not by what happens then ("The boiler restarts …") though it says "boiler".
