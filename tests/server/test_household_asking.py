@@ -860,3 +860,26 @@ def test_the_sentence_giving_the_kind_asked_is_quoted() -> None:
     weights = {"2.5": 2.5, "bar": 2.8, "high": 3.8, "boiler": 1.5}
     said = quote("Is 2.5 bar too high for the boiler?", weights, "", text)
     assert said.startswith("The pressure gauge"), said
+
+
+async def test_sibling_angles_on_the_same_fact(make_client: Client, tmp_path: Path) -> None:
+    """The same fact asked from another angle: a day guessed ("is bin day a Monday?") is
+    checked, not searched for; whom the answer is for ("the ambulance service") is not
+    what is asked; "what number do I dial" wants a phone number (never the heating
+    dial); "too late"/"the latest" ask when; "what are the steps" asks how, from the
+    procedure's first sentence."""
+    client = await household(make_client, tmp_path)
+    await says(client, "Is bin collection day a Monday?", "Tuesday", "Garden")
+    await says(client, "What should I tell the ambulance service our address is?", "14 Elm Road")
+    await says(client, "If I need to book a Bosch engineer, what number do I dial?", "0344")
+    assert relevance.readings_checked("is her birthday on the 12th?") == {"12th"}
+    assert relevance._aside_words("what should I give the cat?") == frozenset()
+    for question in ("Is it too late to claim?", "What's the latest I can start it?"):
+        assert relevance.asks_kind(question), question
+    text = (
+        "Once a month, open the flap at the bottom and unscrew the filter anticlockwise. "
+        "Rinse off the fluff and screw it back hand-tight."
+    )
+    weights = {"clear": 3.8, "out": 2.5, "filter": 3.1, "steps": 3.8}
+    said = quote("what are the steps to clear out its filter?", weights, "", text)
+    assert said.startswith("Once a month"), said

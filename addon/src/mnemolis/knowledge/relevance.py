@@ -257,14 +257,31 @@ def _aside_words(question: str) -> frozenset[str]:
         # told of is no "it": "the electrician asked where the fuse box is, where is it?").
         named = _things_named(lead) - (_persons_named(lead) if _refers_to_thing(text) else set())
         kept = {w for w in content_words(lead) if stem(w) in named}
-    m = _PURPOSE.search(text)
+    said = text
+    to = _TOLD_TO.search(text)
+    if to is not None and not _things_named(to.group("to")) - _persons_named(to.group("to")):
+        # "What should I tell the taxi …?": whom it is for is not what is asked (but
+        # "what should I give the cat?" asks about the cat's food).
+        aside.append(to.group("to"))
+        said = text[: to.start("to")] + text[to.end("to") :]
+    m = _PURPOSE.search(said)
     if m is not None:
         aside.append(m.group(0))  # its marker too: the "like" of ", like the manual …"
-        text = text[: m.start()]
-    head = (_own_words(text) | kept) - readings_checked(text)
+        said = said[: m.start()]
+    head = (_own_words(said) | kept) - readings_checked(text)
     if not head:
         return frozenset()
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
+
+
+# Whom the answer is for: "what address should I give the taxi?", "what should I tell
+# the babysitter about …?".
+_TOLD_TO = re.compile(
+    r"\b(?:what|which)\b[\w' ]{0,30}?\b(?:should|do|shall|can|must|would) (?:i|we)"
+    r" (?:tell|give|send|say to|pass on to) (?P<to>(?:(?:the|our|my|a|an|any) )?[\w-]+"
+    r"(?: (?:service|driver|people|company|man|woman))?)",
+    re.IGNORECASE,
+)
 
 
 # A lead ending in "and" joins two asks ("who was that plumber and how do I ring him?").
@@ -374,6 +391,9 @@ def _refers(asked: str) -> bool:
 def readings_checked(question: str) -> frozenset[str]:
     """The figures of "the gauge says 1.2, is that ok?" (what the person reads off) and
     the judgement asked for: neither says where the answer (what it should be) is written."""
+    guessed = _DAY_GUESSED.match(asked(question))
+    if guessed is not None:
+        return frozenset(content_words(guessed.group("guess")))
     check = ASKS_CHECK.match(question)
     if check is None:
         return frozenset()
@@ -558,6 +578,17 @@ _MONTHS = (
 )
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?"
 _UNITS = r"seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?"
+# What answers "when": a day, a date, a time of day, a year.
+_WHEN = re.compile(
+    rf"\b(?:{_MONTHS}|{_DAYS}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}} ?(?:am|pm)"
+    r"|today|tomorrow|tonight|morning|evening|night|noon|midnight|every|once)\b",
+    re.I,
+)
+_GUESS = rf"{_DAYS}|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|{_MONTHS}"
+_GUESS += r"|\d{1,2}(?:st|nd|rd|th)"
+_DAY_GUESSED = re.compile(
+    rf"\s*(?:is|are|does|do|will|should|can)\b(?=.*\b(?P<guess>{_GUESS})\b)", re.I
+)
 _NUMBER = r"\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|an"
 # "Why …?", and "what does that mean?" of what was told: what a thing means or causes.
 ASKS_WHY = re.compile(
@@ -592,10 +623,12 @@ _COST_WORDS = frozenset({"pay", "cost", "charge", "price"})
 _ASKS_PHONE = re.compile(
     r"\s*(?:how (?:do|can|should|would|could) (?:i|we) (?:ring|call|phone|contact|reach|text"
     r"|get hold of)|what(?:'s| is) (?:his|her|their|the) (?:\w+'s )?(?:phone |mobile |cell "
-    r"|telephone |contact )?number)\b",
+    r"|telephone |contact )?number"
+    r"|(?:what|which) (?:phone |telephone )?number (?:do|should|can|shall|would|must) (?:i|we)"
+    r" (?:dial|ring|call|phone|give))\b",
     re.I,
 )
-_PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach"})
+_PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach", "dial"})
 # "Give me Dave's phone number": named as what it is.
 _PHONE_NUMBER = re.compile(r"\b(?:phone|mobile|cell|telephone|contact) (?:number|no)\b", re.I)
 # Never a serial number's digits after its letters ("FD 0123 456789").
@@ -643,19 +676,23 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (
         re.compile(
             r"\s*(?:is|are|am|do|does|will|has|have)\b(?:\s+\w+){0,5}?\s+still\s+(?:be\s+)?"
-            r"(?:under|in|within|covered|valid|guaranteed|insured|have|has|got)\b",
+            r"(?:under|in|within|covered|valid|guaranteed|insured|have|has|got)\b"
+            r"|\s*(?:is|am|are) (?:it|we|i) (?:too late|still in time)\b",
             re.I,
         ),
         re.compile(rf"\b(?:(?:19|20)\d\d|{_MONTHS})\b", re.I),
     ),
     (
-        re.compile(r"\s*(?:when|what time|what day|what date|by when|until when)\b", re.I),
         re.compile(
-            rf"\b(?:{_MONTHS}|{_DAYS}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}} ?(?:am|pm)"
-            r"|today|tomorrow|tonight|morning|evening|night|noon|midnight|every|once)\b",
+            r"\s*(?:when|what time|what day|what date|by when|until when|how (?:late|early)"
+            r"|what(?:'s| is) the (?:latest|earliest))\b",
             re.I,
         ),
+        _WHEN,
     ),
+    # "Is bin day a Monday?", "is her birthday on the 12th?": the day guessed is checked
+    # against the day the text gives.
+    (_DAY_GUESSED, _WHEN),
 )
 
 
@@ -668,6 +705,11 @@ _KIND_WORDS = frozenset(
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
+    # "What are the steps to clean the filter?" asks how, not about steps.
+    (
+        re.compile(r"\s*what (?:are|is) the (?:steps|procedure|process) (?:to|for)\b", re.I),
+        {"steps", "procedure", "process"},
+    ),
     # "Who lives at number 12?" is answered by a name at number 12.
     (
         re.compile(

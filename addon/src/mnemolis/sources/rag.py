@@ -52,6 +52,7 @@ _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how d
 _HOW = re.compile(
     _LEAD_IN + r"(?:how (?:(?:do|can|should|would|could) )?(?:i|we|you)\b"
     r"|what (?:(?:should|do|can|must) (?:i|we)|(?:am i|are we) (?:supposed|meant) to) do\b"
+    r"|what (?:are|is) the (?:steps|way|procedure|process|instructions?) (?:to|for)\b"
     r"|(?:add|remove|delete|connect|install|uninstall|set up|reset|register"
     r"|reindex|configure|update|upgrade|enable|disable|clean|top up|drain|bleed|unblock)"
     r"\s+(?:a|an|the|my|our|this|it|\w+)\b)",
@@ -320,6 +321,15 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         # sentence each ask is answered by, though the two are neighbouring facts.
         return " ".join(units[i] for i in each)
     start = best - 1 if best > 0 and _leans_back(units[best]) else best
+    while (
+        how
+        and start > 0
+        and scores[start - 1] > 0
+        and _INSTRUCTION.search(units[start]) is not None
+        and _INSTRUCTION.search(units[start - 1]) is not None
+        and sum(len(u) + 1 for u in units[start - 1 : best + 1]) <= QUOTE_MAX
+    ):
+        start -= 1  # "what are the steps?": a procedure told in sentences, from its first
     if (
         start == best
         and best > 0
