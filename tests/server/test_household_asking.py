@@ -883,3 +883,14 @@ async def test_sibling_angles_on_the_same_fact(make_client: Client, tmp_path: Pa
     weights = {"clear": 3.8, "out": 2.5, "filter": 3.1, "steps": 3.8}
     said = quote("what are the steps to clear out its filter?", weights, "", text)
     assert said.startswith("Once a month"), said
+
+
+async def test_a_faq_heading_that_asks_the_question_answers_it(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Hey, how do I get Mnemolis to remember something?" is answered by the FAQ entry
+    that asks it (said aloud: the remember action), not by a script example whose code
+    the spoken form leaves out; a greeting weighs nothing."""
+    assert "hey" in relevance.FUNCTION_WORDS
+    client = await household(make_client, tmp_path)
+    await says(client, "hey how do I get mnemolis to remember something", "mnemolis.remember")

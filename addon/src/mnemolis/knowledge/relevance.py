@@ -448,7 +448,7 @@ _FUNCTION = (
     "supposed might ought whether shall wonder wondering wondered possibly kindly "
     "rather than instead ourselves myself yourself yourselves themselves here "
     "something anything everything nothing someone anyone everyone somebody anybody "
-    "whole entire full complete exact abouts whereabouts"
+    "whole entire full complete exact abouts whereabouts hey hiya hello"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the

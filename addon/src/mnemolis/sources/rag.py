@@ -45,6 +45,8 @@ STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
+FAQ_WEIGHT = 1.15  # the answer under a heading that asks the question (a FAQ), like steps
+FAQ_COVERED = 0.75  # of the question's words such a heading says
 KIND_SHARE = 0.34  # a sentence giving the kind of fact asked beats one up to 3x better
 _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
 # "How do I …?" ("what am I supposed to do?", "how I make …"), and the same asked as an
@@ -640,6 +642,8 @@ async def relevant_passages(
                 weight = CODE_WEIGHT
             elif pointer:
                 weight = POINTER_WEIGHT
+            if about >= FAQ_COVERED and p.hit.heading.rstrip().endswith("?"):
+                weight = max(weight, FAQ_WEIGHT)  # a heading asking this very question
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
                 weight *= TECHNICAL_WEIGHT  # asked in plain words: answered in plain words
             scored.append((found, weight * found.value, about, rank, p))
