@@ -894,3 +894,15 @@ async def test_a_faq_heading_that_asks_the_question_answers_it(
     assert "hey" in relevance.FUNCTION_WORDS
     client = await household(make_client, tmp_path)
     await says(client, "hey how do I get mnemolis to remember something", "mnemolis.remember")
+
+
+async def test_until_when_it_holds_is_answered_by_the_end_date(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Is the dishwasher still under warranty?", "how many months are left on it?" and
+    "is it too late to claim?" are answered by the date the warranty runs out, which
+    ranks above the claims line that shares more words."""
+    assert relevance.asks_kind("How many months are left on the dishwasher warranty?")
+    assert not relevance.gives_what_is_asked("how long is the warranty?", "runs out in 2028")
+    client = await household(make_client, tmp_path)
+    await says(client, "is the dishwasher still under warranty?", "14 March 2028")

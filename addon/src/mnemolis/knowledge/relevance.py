@@ -636,11 +636,22 @@ _PHONE = re.compile(
     r"(?<![A-Z] )(?<![A-Z]{2} )(?<![A-Z]{3} )"
     r"(?:\+\d{1,3}[\s-]?)?\(?\b0\d{2,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b"
 )
+# "Is it still under warranty?", "is it too late to claim?", "how long is left on it?":
+# until when it holds, which a date answers.
+ASKS_UNTIL = re.compile(
+    r"\s*(?:is|are|am|do|does|will|has|have)\b(?:\s+\w+){0,5}?\s+still\s+(?:be\s+)?"
+    r"(?:under|in|within|covered|valid|guaranteed|insured|have|has|got)\b"
+    r"|\s*(?:is|am|are) (?:it|we|i) (?:too late|still in time)\b"
+    r"|\s*how (?:long|much time|many (?:days|weeks|months|years))"
+    r" (?:is |are |have we |do we have )?(?:got )?left\b",
+    re.I,
+)
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (_ASKS_COST, _COST),
     (_ASKS_PHONE, _PHONE),
+    (ASKS_UNTIL, re.compile(rf"\b(?:(?:19|20)\d\d|{_MONTHS})\b", re.I)),
     (
         re.compile(r"\s*how (?:long|much time)\b", re.I),
         re.compile(rf"\b(?:{_NUMBER})\s*(?:{_UNITS})\b", re.I),
@@ -671,16 +682,6 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
             r"|monthly|yearly|morning|evening|night|before|after)\b",
             re.I,
         ),
-    ),
-    # "Is it still under warranty?", "are we still covered?": until when it holds.
-    (
-        re.compile(
-            r"\s*(?:is|are|am|do|does|will|has|have)\b(?:\s+\w+){0,5}?\s+still\s+(?:be\s+)?"
-            r"(?:under|in|within|covered|valid|guaranteed|insured|have|has|got)\b"
-            r"|\s*(?:is|am|are) (?:it|we|i) (?:too late|still in time)\b",
-            re.I,
-        ),
-        re.compile(rf"\b(?:(?:19|20)\d\d|{_MONTHS})\b", re.I),
     ),
     (
         re.compile(

@@ -610,6 +610,7 @@ async def relevant_passages(
     why = (
         relevance.ASKS_WHY.match(itself)
         or relevance.ASKS_WHEN_TO.match(itself)
+        or relevance.ASKS_UNTIL.match(itself)
         or relevance.ASKS_CHECK.match(question)
     )
     files = {Path(p.hit.path).name for p in passages}
