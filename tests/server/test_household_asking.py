@@ -906,3 +906,9 @@ async def test_until_when_it_holds_is_answered_by_the_end_date(
     assert not relevance.gives_what_is_asked("how long is the warranty?", "runs out in 2028")
     client = await household(make_client, tmp_path)
     await says(client, "is the dishwasher still under warranty?", "14 March 2028")
+
+
+async def test_which_shop_is_where_it_was_bought(make_client: Client, tmp_path: Path) -> None:
+    """ "Which shop …?" is answered by the record's "Bought: … at Currys"."""
+    client = await household(make_client, tmp_path)
+    await says(client, "which shop did we get the dishwasher from?", "Currys")

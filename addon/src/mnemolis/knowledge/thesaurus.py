@@ -147,7 +147,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("brother",),
     ("sister",),
     ("birthday", "bday", "b-day", "born"),
-    ("flowers", "flower", "bouquet", "blooms"),
+    ("flowers", "flower", "bouquet", "blooms", "florist"),
     ("cat", "kitty", "kitten", "puss"),
     ("dog", "puppy", "pup"),
     ("feed", "feeding", "food", "meal", "meals"),
@@ -171,7 +171,7 @@ THINGS: tuple[tuple[str, ...], ...] = (
 
 # What is done, checked or said of those things: words of a question, not its subject.
 ACTIONS: tuple[tuple[str, ...], ...] = (
-    ("bought", "buy", "purchased", "purchase", "got it", "get it"),
+    ("bought", "buy", "purchased", "purchase", "got it", "get it", "shop", "retailer"),
     ("service", "servicing", "serviced", "maintenance", "check-up", "checkup", "tune-up"),
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),
