@@ -850,24 +850,41 @@ def test_taking_out_going_back_over_and_occupied() -> None:
     assert relevance.word_coverage("Who is number 12 occupied by?", None, line) == 1
 
 
-def test_the_sentence_giving_the_kind_asked_is_quoted() -> None:
-    """ "Is 2.5 bar too high?" is quoted what the gauge should read, though the next
-    sentence shares more of its words ("Below 0.5 bar the boiler shuts down")."""
-    text = (
-        "The pressure gauge on the front panel should read between 1 and 1.5 bar when the "
-        "heating is cold. Below 0.5 bar the boiler shuts down to protect itself."
-    )
-    weights = {"2.5": 2.5, "bar": 2.8, "high": 3.8, "boiler": 1.5}
-    said = quote("Is 2.5 bar too high for the boiler?", weights, "", text)
-    assert said.startswith("The pressure gauge"), said
+@pytest.mark.parametrize(
+    ("question", "weights", "text", "start"),
+    [
+        # The range answers the check, though the next sentence shares more words.
+        (
+            "Is 2.5 bar too high for the boiler?",
+            {"2.5": 2.5, "bar": 2.8, "high": 3.8, "boiler": 1.5},
+            "The pressure gauge on the front panel should read between 1 and 1.5 bar when "
+            "the heating is cold. Below 0.5 bar the boiler shuts down to protect itself.",
+            "The pressure gauge",
+        ),
+        # "What are the steps …?": a procedure told in sentences, from its first.
+        (
+            "what are the steps to clear out its filter?",
+            {"clear": 3.8, "out": 2.5, "filter": 3.1, "steps": 3.8},
+            "Once a month, open the flap at the bottom and unscrew the filter anticlockwise. "
+            "Rinse off the fluff and screw it back hand-tight.",
+            "Once a month",
+        ),
+    ],
+)
+def test_the_sentence_that_answers_is_quoted(
+    question: str, weights: dict[str, float], text: str, start: str
+) -> None:
+    """Within a passage, the sentence giving the kind of fact asked, and a procedure
+    from its first instruction."""
+    said = quote(question, weights, "", text)
+    assert said.startswith(start), said
 
 
 async def test_sibling_angles_on_the_same_fact(make_client: Client, tmp_path: Path) -> None:
     """The same fact asked from another angle: a day guessed ("is bin day a Monday?") is
     checked, not searched for; whom the answer is for ("the ambulance service") is not
     what is asked; "what number do I dial" wants a phone number (never the heating
-    dial); "too late"/"the latest" ask when; "what are the steps" asks how, from the
-    procedure's first sentence."""
+    dial); "too late"/"the latest" ask when."""
     client = await household(make_client, tmp_path)
     await says(client, "Is bin collection day a Monday?", "Tuesday", "Garden")
     await says(client, "What should I tell the ambulance service our address is?", "14 Elm Road")
@@ -876,13 +893,6 @@ async def test_sibling_angles_on_the_same_fact(make_client: Client, tmp_path: Pa
     assert relevance._aside_words("what should I give the cat?") == frozenset()
     for question in ("Is it too late to claim?", "What's the latest I can start it?"):
         assert relevance.asks_kind(question), question
-    text = (
-        "Once a month, open the flap at the bottom and unscrew the filter anticlockwise. "
-        "Rinse off the fluff and screw it back hand-tight."
-    )
-    weights = {"clear": 3.8, "out": 2.5, "filter": 3.1, "steps": 3.8}
-    said = quote("what are the steps to clear out its filter?", weights, "", text)
-    assert said.startswith("Once a month"), said
 
 
 async def test_a_faq_heading_that_asks_the_question_answers_it(
