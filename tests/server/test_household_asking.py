@@ -922,3 +922,14 @@ async def test_which_shop_is_where_it_was_bought(make_client: Client, tmp_path: 
     """ "Which shop …?" is answered by the record's "Bought: … at Currys"."""
     client = await household(make_client, tmp_path)
     await says(client, "which shop did we get the dishwasher from?", "Currys")
+
+
+async def test_stopping_the_water_is_turning_it_off(make_client: Client, tmp_path: Path) -> None:
+    """ "Where can I stop the water?" and "water off - where?" ask for the stopcock; the
+    hot water is the boiler's, and a text's "water … off" is never the stopcock."""
+    assert relevance.plainly_put("water off - where?") == "turn off the water - where?"
+    assert relevance.plainly_put("how do I turn the hot water off?") == (
+        "how do I turn the hot water off?"
+    )
+    client = await household(make_client, tmp_path)
+    await says(client, "Where I can stop the water?", "under the kitchen sink")

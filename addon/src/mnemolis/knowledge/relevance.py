@@ -330,10 +330,19 @@ _GOT_FROM = re.compile(
 )
 
 
+# "Where can I stop the water?", "water off - where?": turning the water off, which the
+# thesaurus names (a bare "water" and "off" in a text are no stopcock: never its member).
+_WATER_OFF = re.compile(
+    r"\b(?:stop|cut off|cut|kill|switch off|switch) the (?:mains )?water(?: off)?\b"
+    r"|(?<!hot )(?<!turn the )(?<!shut the )(?<!switch the )\bwater off\b",
+    re.I,
+)
+
+
 def plainly_put(question: str) -> str:
     """The question with an idiom said in the words a record uses ("where did we get it
-    from?" → "where did we buy it?")."""
-    return _GOT_FROM.sub(r"\1 buy\2", question)
+    from?" → "where did we buy it?", "stop the water" → "turn off the water")."""
+    return _WATER_OFF.sub("turn off the water", _GOT_FROM.sub(r"\1 buy\2", question))
 
 
 def asked(question: str) -> str:
