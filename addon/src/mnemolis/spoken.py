@@ -90,13 +90,18 @@ def plain_text(text: str) -> str:
     return text + "." if text and text[-1] not in "!?" else text
 
 
+def _sentences(text: str) -> list[str]:
+    """The plain text's sentences, a time aside left out."""
+    plain = plain_text(_TIME_ASIDE.sub("", text))
+    return [s for s in SENTENCE.split(plain) if s.strip(" .")] if plain else []
+
+
 @functools.lru_cache(maxsize=512)  # voice assistants ask the same few things over and over
 def spoken_form(text: str, max_sentences: int = 2, max_chars: int = MAX_SPOKEN_CHARS) -> str:
     """Plain text, its first sentences, cut at a word boundary when too long."""
-    plain = plain_text(_TIME_ASIDE.sub("", text))
-    if not plain:
+    sentences = _sentences(text)
+    if not sentences:
         return ""
-    sentences = [s for s in SENTENCE.split(plain) if s.strip(" .")]
     out = " ".join(sentences[:max_sentences])
     if len(out) > max_chars:
         out = out[: max_chars - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
@@ -108,8 +113,7 @@ def spoken_choosing(text: str, max_sentences: int, gives: Callable[[str], bool])
     a later one does, that one in place of the last ("is it still under guarantee?" is
     said the end date, though the quote opens with the length of the cover)."""
     said = spoken_form(text, max_sentences)
-    whole = plain_text(_TIME_ASIDE.sub("", text))
-    sentences = [s for s in SENTENCE.split(whole) if s.strip(" .")]
+    sentences = _sentences(text)
     kept = sentences[:max_sentences]
     if not kept or any(gives(s) for s in kept):
         return said
