@@ -825,6 +825,26 @@ async def test_the_spoken_form_says_the_sentence_that_answers(
     await says(client, question, "1.2 bar")
 
 
+async def test_the_spoken_form_answers_each_ask(make_client: Client, tmp_path: Path) -> None:
+    """Two asks answered by two passages are both said aloud: the gauge's range and how
+    to top it up (its first two steps), not the first passage's two sentences; two record
+    lines under one heading say the heading once."""
+    boiler = (
+        "<h2>Water pressure</h2><p>The pressure gauge should read between 1 and 1.5 bar "
+        "when the heating is cold. Below 0.5 bar the boiler shuts down to protect itself.</p>"
+        "<h3>Topping up the pressure</h3><ol><li>Switch the boiler off.</li><li>Open the "
+        "filling loop.</li><li>Close it when the gauge reads 1.2 bar.</li></ol>"
+    )
+    client = await notes_client(make_client, tmp_path, {"boiler.html": boiler})
+    body = await ask(client, "what number should the pressure gauge be on and how do I top it up?")
+    assert "1 and 1.5 bar" in body["spoken"], body
+    assert "filling loop" in body["spoken"], body
+    assert "shuts down" not in body["spoken"], body
+    body = await ask(client, "what's the wifi network and the password?")
+    assert body["spoken"].count("Wifi") == 1, body
+    assert "Meadowlark" in body["spoken"] and "tulip-harbour-42" in body["spoken"], body
+
+
 def test_a_statement_after_the_question_is_no_part_of_its_own() -> None:
     """Why they ask, told after the question, is never answered itself (the dishwasher's
     serial number for "the dishwasher is making a noise"); a further ask in a few words

@@ -99,6 +99,12 @@ class PartOutcome:
     citations: list[Citation] = field(default_factory=list)
     fallback: bool = False
     answered_by: list[str] = field(default_factory=list)
+    asks: list[tuple[str, str]] = field(default_factory=list)  # (ask, its quote), several asks
+
+
+def _asks_of(answer: SourceAnswer) -> list[tuple[str, str]]:
+    """The asks a quoting source answered one by one, each with its own quote."""
+    return [(str(a), str(q)) for a, q in answer.data.get("asks") or []]
 
 
 class Router:
@@ -736,6 +742,7 @@ class Router:
             [e.citation() for e in answer.evidence[:MAX_CITATIONS]],
             fallback=answer.source != chain[0],
             answered_by=[answer.source],
+            asks=_asks_of(answer),
         )
 
     async def _attempt(
@@ -784,6 +791,7 @@ class Router:
                 runs,
                 [e.citation() for e in only.evidence[:MAX_CITATIONS]],
                 answered_by=[only.source],
+                asks=_asks_of(only),
             )
         fused = fuse(answers, self.core.settings.routing.rrf_k)
         evidence = [f.evidence for f in fused]
@@ -862,11 +870,19 @@ class Router:
         )
         heard = list(dict.fromkeys(o.text for o in answered)) or texts
         asked_of = {o.text: o.query for o in reversed(answered) if o.source_used in _QUOTED}
+        each_ask = {o.text: o.asks for o in answered if o.asks}
         spoken_bits = ([said] if said else []) + list(
-            # One answer (two parts answered alike) is read as one: two sentences.
+            # One answer (two parts answered alike) is read as one: two sentences. One
+            # quote per ask ("what should the gauge read, and how do I top it up?") says
+            # each ask's answer, not the first quote's two sentences.
             dict.fromkeys(
-                _spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or said else 2)
+                bit
                 for t in heard
+                for bit in (
+                    [_spoken_answer(q, ask, _sentences_for(q)) for ask, q in each_ask[t]]
+                    if t in each_ask
+                    else [_spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or said else 2)]
+                )
             )
         )
         return SearchResult(
@@ -883,6 +899,15 @@ class Router:
             ),
             conversation_id=req.conversation_id,
         )
+
+
+_NUMBERED_STEP = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
+
+
+def _sentences_for(quote: str) -> int:
+    """Sentences said of one ask's quote: a procedure's first step alone ("switch it off
+    and let it cool") is no way to do it, so two of those; one otherwise."""
+    return 2 if _NUMBERED_STEP.search(quote) else 1
 
 
 # Sources whose answer quotes the household's own words, sentence by sentence.

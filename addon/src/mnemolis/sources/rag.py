@@ -739,10 +739,13 @@ class RagSource(Source):
             ) or relevance.gives_more(question, named, said)
             said = f"{named}: {said}" if more else named
         # "The model number and serial number": one quote for each ask, each cited.
+        each = each_ask_answered(question, weights, found)
+        asks = [ask for ask, _ in each]
         quotes = [
             (said if p is best else quote(ask, weights, p.hit.heading, p.hit.content), p)
-            for ask, p in each_ask_answered(question, weights, found)
+            for ask, p in each
         ] or [(said, best)]
+        shown = _heading_once([text for text, _ in quotes])
         values = [next(m.value for m, q in found if q is p) for _, p in quotes]
         score = max(values)
         evidence = [
@@ -764,6 +767,8 @@ class RagSource(Source):
             data={
                 "databases": list(dict.fromkeys(p.db for _, p in quotes)),
                 "relevance": round(score, 3),
+                # Each ask with its own quote, so the spoken form says an answer to each.
+                **({"asks": [[a, t] for a, t in zip(asks, shown, strict=True)]} if asks else {}),
                 **({"partial": True} if failed else {}),
             },
         )
@@ -774,16 +779,26 @@ def _cited_title(p: Passage) -> str:
     return Path(p.hit.path).name + (f" — {p.hit.heading}" if p.hit.heading else "")
 
 
+def _heading_once(texts: list[str]) -> list[str]:
+    """Quotes in a row that open with one heading say it once ("Wifi — Network: …;
+    Password: …")."""
+    out: list[str] = []
+    lead = ""
+    for text in texts:
+        if lead and text.startswith(lead):
+            text = text[len(lead) :]
+        else:
+            lead = text[: text.find(" — ") + 3] if " — " in text else ""
+        out.append(text)
+    return out
+
+
 def _cited(quotes: list[tuple[str, Passage]]) -> str:
     """Quotes with their citations, numbered by file; quotes of one file cited once."""
     numbers: dict[tuple[str, str], int] = {}
     out: list[str] = []
-    lead = ""
-    for i, (text, p) in enumerate(quotes):
-        if lead and text.startswith(lead):
-            text = text[len(lead) :]  # "Wifi — Network: …; Password: …": the heading once
-        else:
-            lead = text[: text.find(" — ") + 3] if " — " in text else ""
+    shown = _heading_once([text for text, _ in quotes])
+    for i, (text, (_, p)) in enumerate(zip(shown, quotes, strict=True)):
         key = (p.db, p.hit.path)
         n = numbers.setdefault(key, len(numbers) + 1)
         following = quotes[i + 1][1] if i + 1 < len(quotes) else None
