@@ -953,3 +953,25 @@ async def test_stopping_the_water_is_turning_it_off(make_client: Client, tmp_pat
     )
     client = await household(make_client, tmp_path)
     await says(client, "Where I can stop the water?", "under the kitchen sink")
+
+
+def test_a_list_of_commands_is_quoted_by_the_command_asked() -> None:
+    """Of a block of commands, one per line with a comment, "how do I re-index it?" is
+    quoted its one command, not the whole list; a question no command's own words
+    answer ("forget the index" is no way to index) gets the list, and a config file
+    is quoted whole."""
+    commands = (
+        "```sh\n"
+        "tool add manuals /share/manuals   # index now, print the result\n"
+        "tool list                         # status of every database\n"
+        "tool reindex manuals              # re-read every file\n"
+        "tool remove manuals               # forget the index (files stay)\n"
+        "```"
+    )
+    said = quote("how do I reindex the tool's manuals?", {}, "Commands", commands)
+    assert said == "```\ntool reindex manuals              # re-read every file\n```", said
+    said = quote("how do I remove a database from the tool?", {}, "Commands", commands)
+    assert "tool remove manuals" in said and "reindex" not in said, said
+    assert quote("how do I index my documents?", {}, "Commands", commands) == commands
+    config = '```json\n{\n  "tool": {\n    "add": "x",\n    "remove": "y"\n  }\n}\n```'
+    assert quote("how do I remove it?", {}, "Config", config) == config

@@ -253,6 +253,49 @@ def _telling(question: str, weights: dict[str, float], units: list[str]) -> dict
     return out
 
 
+_COMMAND_LINES = 3  # a block of this many commands, one per line, is a list of them
+_CODE_ONLY = re.compile(r"(?:```|~~~)[^\n]*\n(.*?)\n?\s*(?:```|~~~)", re.DOTALL)
+
+
+def command_lines(text: str) -> list[str]:
+    """The lines of a passage that is only a block of commands, one per line; none for
+    a config file (indented or braced lines) or for code that words come with."""
+    block = _CODE_ONLY.fullmatch(text.strip())
+    if block is None:
+        return []
+    lines = [line for line in block.group(1).splitlines() if line.strip()]
+    if any(line[:1].isspace() or re.search(r"[{}]|\\\s*$", line) for line in lines):
+        return []
+    return lines
+
+
+def _command_asked(question: str, weights: dict[str, float], text: str) -> str | None:
+    """Of a block listing one command per line ("mnemolis rag reindex manuals  # re-read
+    every file"), the one line the question asks about, still as code; None when the
+    passage is no such block or no line alone answers (a config file is read whole)."""
+    lines = command_lines(text)
+    if len(lines) < _COMMAND_LINES:
+        return None
+    # A line answers by its command's own words ("reindex", "remove"); its comment only
+    # tells such lines apart: "forget the index" is no way to index a folder.
+    split = [(*line.split(" #", 1), "")[:2] for line in lines]
+    every = frozenset.intersection(*(relevance.words_of(c) for c, _ in split))
+    telling = {  # a word every command says ("mnemolis") tells none apart
+        w: 0.0 if relevance.stem(w) in every else v
+        for w, v in _telling(question, weights, lines).items()
+    }
+    scores = [
+        relevance.word_coverage(question, telling, c, weak=[why])
+        if relevance.word_coverage(question, telling, c) > 0
+        else 0.0
+        for c, why in split
+    ]
+    best = max(range(len(lines)), key=lambda i: scores[i])
+    if scores[best] <= 0 or sum(score == scores[best] for score in scores) > 1:
+        return None
+    return f"```\n{lines[best]}\n```"
+
+
 def quote(question: str, weights: dict[str, float], heading: str, content: str) -> str:
     """The part of a passage that answers: the sentence or line that does, and what follows
     it while it still does; never the neighbouring facts before it.
@@ -263,6 +306,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     quoted whole; a short record line is read with its heading ("Wifi — Password: …").
     """
     text = content.strip()
+    command = _command_asked(question, weights, text)
+    if command is not None:
+        return command
     if "```" in text:  # code is quoted as it is written, cut between lines
         if len(text) <= QUOTE_MAX:
             return text
