@@ -119,6 +119,9 @@ async def test_what_the_assistant_can_do_is_answered_in_plain_words(
         ("what can you look things up in?", "Kiwix"),
         ("can you read PDFs and Word files?", "Word documents"),
         ("is there a way to hook you up to an AI chat app?", "MCP"),
+        ("how do I get you to read all my files again?", "reindex"),
+        ("I put a file in the folder but you don't seem to know about it", "register"),
+        ("how do I wipe everything and start again?", "data folder"),
     ):
         body = await ask(client, question)
         assert fact in body["result"] and "faq.md" in body["result"], (question, body)

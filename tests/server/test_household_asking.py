@@ -17,7 +17,7 @@ import pytest
 from mnemolis.knowledge import relevance
 from mnemolis.router.decompose import carry_subject, decompose
 from mnemolis.router.router import _spoken_answer
-from mnemolis.sources.rag import _HOW, about_mnemolis, asked_plainly, figure, forbids, quote
+from mnemolis.sources.rag import _HOW, _units, about_mnemolis, asked_plainly, figure, forbids, quote
 from mnemolis.textmatch import unshortened, without_fillers
 
 from .knowledge_helpers import ask, notes_client, store_of
@@ -975,3 +975,17 @@ def test_a_list_of_commands_is_quoted_by_the_command_asked() -> None:
     assert quote("how do I index my documents?", {}, "Commands", commands) == commands
     config = '```json\n{\n  "tool": {\n    "add": "x",\n    "remove": "y"\n  }\n}\n```'
     assert quote("how do I remove it?", {}, "Config", config) == config
+
+
+def test_a_wrapped_line_that_reads_like_a_record_goes_on_with_its_sentence() -> None:
+    """A hard-wrapped sentence whose next line happens to read "words: more words" is
+    one sentence, never a fragment quoted as a record ("not searched at all: …")."""
+    text = (
+        "It needs a moment to be indexed. A folder nobody registered yet is\n"
+        "not searched at all: register it first.\n\nWifi: Meadowlark"
+    )
+    assert _units(text) == [
+        "It needs a moment to be indexed.",
+        "A folder nobody registered yet is not searched at all: register it first.",
+        "Wifi: Meadowlark",
+    ]

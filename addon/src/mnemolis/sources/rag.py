@@ -201,7 +201,13 @@ def _units(text: str) -> list[str]:
         if not line:
             flush()
             item = False
-        elif _LINE_UNIT.match(line) and not _wrapped(line, following):
+        elif (
+            _LINE_UNIT.match(line)
+            and not _wrapped(line, following)
+            # "… A folder nobody registered yet is / not searched at all: …" goes on
+            # with the sentence before; it is no "key: value" record of its own.
+            and not (prose and line[:1].islower() and not ENDS_SENTENCE.search(prose[-1]))
+        ):
             flush()
             out.append(line)
             item = _BULLET_MARK.match(line) is not None
