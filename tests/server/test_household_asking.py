@@ -989,3 +989,23 @@ def test_a_wrapped_line_that_reads_like_a_record_goes_on_with_its_sentence() -> 
         "A folder nobody registered yet is not searched at all: register it first.",
         "Wifi: Meadowlark",
     ]
+
+
+async def test_a_faq_entry_further_down_the_search_is_a_candidate(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """A question sharing one common word with a hundred passages ("search") still finds
+    the answer under a heading that asks it, though the search ranks it far down."""
+    reference = "\n\n".join(
+        f"## Search option {n}\n\nThe search option {n} sets how a search of the index "
+        f"is run; search results of search {n} are sorted by the search score."
+        for n in range(24)
+    )
+    faq = (
+        "# Questions\n\n## What can it look things up in?\n\nIt looks in nine sources: the "
+        "home, the forecast, the news and your own documents, and searches them all."
+    )
+    client = await notes_client(
+        make_client, tmp_path, {"reference.md": reference, "questions.md": faq}
+    )
+    await says(client, "what can it actually search through?", "nine sources")

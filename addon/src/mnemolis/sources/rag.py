@@ -82,6 +82,13 @@ _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 WRAPPED_LINE = 64  # a line this long that stops mid-sentence is wrapped prose
 CANDIDATES = 10
+FAQ_CANDIDATES = 30  # how far down a passage under a heading asking a question is looked for
+
+
+def _asks(heading: str) -> bool:
+    """Whether a passage's own heading is a question ("Which types of files can it read?")."""
+    return heading.rstrip().endswith("?")
+
 
 # Words that make a question one about Mnemolis itself (its docs answer those first).
 MNEMOLIS_WORDS = frozenset(
@@ -653,9 +660,13 @@ async def relevant_passages(
     """
     if not names:
         return []
-    passages = await store.search_all(
-        question, limit=CANDIDATES, mode="hybrid", databases=names, failed=failed
+    pool = await store.search_all(
+        question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
     )
+    # An answer under a heading that asks a question (a FAQ entry) is one candidate more
+    # from further down: "what can you search through?" shares only "search" with it,
+    # as it does with a hundred reference passages.
+    passages = pool[:CANDIDATES] + [p for p in pool[CANDIDATES:] if _asks(p.hit.heading)]
     model = store.model_embedder()
     itself = relevance.asked(question)  # "The boiler's stopped. How do I reset it?"
     how = _HOW.match(itself) is not None
@@ -695,7 +706,7 @@ async def relevant_passages(
                 weight = CODE_WEIGHT
             elif pointer:
                 weight = POINTER_WEIGHT
-            if about >= FAQ_COVERED and p.hit.heading.rstrip().endswith("?"):
+            if about >= FAQ_COVERED and _asks(p.hit.heading):
                 weight = max(weight, FAQ_WEIGHT)  # a heading asking this very question
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
                 weight *= TECHNICAL_WEIGHT  # asked in plain words: answered in plain words
