@@ -902,12 +902,14 @@ def test_the_sentence_that_answers_is_quoted(
 
 async def test_sibling_angles_on_the_same_fact(make_client: Client, tmp_path: Path) -> None:
     """The same fact asked from another angle: a day guessed ("is bin day a Monday?") is
-    checked, not searched for; whom the answer is for ("the ambulance service") is not
-    what is asked; "what number do I dial" wants a phone number (never the heating
-    dial); "too late"/"the latest" ask when."""
+    checked, not searched for; whom the answer is for ("the ambulance service", "the
+    taxi", and what they do with it) is not what is asked; "what number do I dial"
+    wants a phone number (never the heating dial); "too late"/"the latest" ask when."""
     client = await household(make_client, tmp_path)
     await says(client, "Is bin collection day a Monday?", "Tuesday", "Garden")
     await says(client, "What should I tell the ambulance service our address is?", "14 Elm Road")
+    # Giving it is theirs, and what they do with it too ("to get home").
+    await says(client, "What address should I give the taxi to get home?", "14 Elm Road")
     await says(client, "If I need to book a Bosch engineer, what number do I dial?", "0344")
     assert relevance.readings_checked("is her birthday on the 12th?") == {"12th"}
     assert relevance._aside_words("what should I give the cat?") == frozenset()

@@ -263,7 +263,13 @@ def _aside_words(question: str) -> frozenset[str]:
         # "What should I tell the taxi …?": whom it is for is not what is asked (but
         # "what should I give the cat?" asks about the cat's food).
         aside.append(to.group("to"))
-        said = text[: to.start("to")] + text[to.end("to") :]
+        rest = text[to.end("to") :]
+        purpose = _TOLD_FOR.match(rest)
+        if purpose is not None:
+            # "… give the taxi to get home?": what they will do with it is no part either.
+            aside.append(purpose.group(0))
+            rest = rest[purpose.end() :]
+        said = text[: to.start("to")] + rest
     m = _PURPOSE.search(said)
     if m is not None:
         aside.append(m.group(0))  # its marker too: the "like" of ", like the manual …"
@@ -274,6 +280,7 @@ def _aside_words(question: str) -> frozenset[str]:
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
 
 
+_TOLD_FOR = re.compile(r"\s+(?:so as )?to\s+[a-z]+\b[^?]*", re.IGNORECASE)
 # Whom the answer is for: "what address should I give the taxi?", "what should I tell
 # the babysitter about …?".
 _TOLD_TO = re.compile(
@@ -737,6 +744,15 @@ _FRAMES = (
             re.I,
         ),
         {"pick", "choose", "select", "use", "join"},
+    ),
+    # "What address should I give the taxi?" asks for the address; giving it is theirs.
+    (
+        re.compile(
+            r"\s*(?:what|which)\b[\w' ]{0,30}?\b(?:should|do|shall|can|must|would) (?:i|we)"
+            r" (?:tell|give|send|say|pass on)\b",
+            re.I,
+        ),
+        {"tell", "give", "send", "say", "pass"},
     ),
     # A request instead of a question ("give me the model number", "remind me which day",
     # "Query: garage code") asks as "what is" does.
