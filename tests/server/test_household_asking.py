@@ -238,6 +238,21 @@ def test_questions_to_the_assistant_about_itself_are_about_mnemolis() -> None:
     assert about_mnemolis("can you read PDF files?")
     assert not about_mnemolis("can you tell me the wifi password?")
     assert not about_mnemolis("what sources of heat does the house have?")
+    # "it" with one of its own words, setting up one of its sources, "the assistant".
+    assert about_mnemolis("does it understand spreadsheets or just pdf?")
+    assert about_mnemolis("can it run fully offline?")
+    assert about_mnemolis("how do i turn on news")
+    assert about_mnemolis("How do I set up the weather so it knows our location?")
+    assert about_mnemolis("I'd like the assistant to answer from our manuals")
+    assert about_mnemolis("what exactly are you?")
+    for household in (
+        "how do I turn on the heating?",
+        "can you ask Home Assistant whether the lights are on?",
+        "is it still under warranty?",
+        "I can't remember the last time we tested it, how often should we?",
+        "what model is it?",
+    ):
+        assert not about_mnemolis(household), household
 
 
 async def test_a_reading_asked_about_is_answered_by_what_it_should_be(

@@ -97,6 +97,7 @@ MNEMOLIS_WORDS = frozenset(
         "ingress", "openapi", "api", "endpoint", "kiwix", "zim", "searxng", "kuma",
         "freshrss", "gguf", "llama", "llm", "embedding", "embeddings", "rag", "stdio",
         "websocket", "oauth", "cors", "prometheus", "querylog", "reindex", "mcpservers",
+        "ui", "chatgpt", "openai", "ollama",
     }
 )  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
@@ -112,9 +113,30 @@ _ITSELF = (
     "learnt notice computer"
 )
 _ITSELF_STEMS = frozenset(relevance.stem(w) for w in _ITSELF.split())
+# "Does it read spreadsheets?": an "it" with one of these words is the assistant (words a
+# household question about a thing says with "it" — "remember", "look" — are not here).
+_IT = frozenset({"it", "this"})
+_ITS_OWN = (
+    "source sources document documents file files pdf pdfs database databases index search "
+    "folder spreadsheet spreadsheets"
+)
+_ITS_OWN_STEMS = frozenset(relevance.stem(w) for w in _ITS_OWN.split())
+# "How do I turn on news?", "set up the weather": one of its sources, being set up.
+_SETTING_UP = re.compile(
+    r"\b(?:set(?:ting)? (?:it |that |this )?up|setup|configur\w*|install\w*|enabl\w*"
+    r"|(?:switch|turn)(?:ing)? (?:it |that |this )?on|connect\w*|hook\w* up)\b",
+    re.IGNORECASE,
+)
+_SOURCE_NAMES = "news feeds rss weather forecast wikipedia web uptime monitors monitor"
+_SOURCE_STEMS = frozenset(relevance.stem(w) for w in _SOURCE_NAMES.split())
+_THE_ASSISTANT = re.compile(
+    r"\b(?:what|who) (?:exactly |actually )?are you\b|(?<!home )\bthe assistant\b"
+    r"|\blanguage model\b",
+    re.IGNORECASE,
+)
 # "Can you still answer without the internet?": whether the assistant works offline.
 _OFFLINE = re.compile(
-    r"\b(?:offline|no internet|without (?:the |an )?(?:internet|wifi|broadband|connection)"
+    r"\b(?:offline|no internet|cloud|without (?:the |an )?(?:internet|wifi|broadband|connection)"
     r"|(?:internet|wifi|broadband)(?:'s| is| has| goes| went)? (?:gone |going )?(?:down|out))\b",
     re.IGNORECASE,
 )
@@ -126,6 +148,14 @@ def about_mnemolis(question: str) -> bool:
     words = relevance.words_of(question.lower().replace("add-on", "addon"))
     if not words.isdisjoint(_MNEMOLIS_STEMS):
         return True
+    if _SETTING_UP.search(question) and not words.isdisjoint(_SOURCE_STEMS):
+        return True  # "how do I turn on news?": setting up one of its sources
+    if not words.isdisjoint(_IT) and (
+        not words.isdisjoint(_ITS_OWN_STEMS) or _OFFLINE.search(question) is not None
+    ):
+        return True  # "does it read spreadsheets?", "can it run offline?"
+    if _THE_ASSISTANT.search(question):
+        return True  # "what exactly are you?", "I'd like the assistant to answer …"
     if words.isdisjoint(_YOU):
         return False
     return not words.isdisjoint(_ITSELF_STEMS) or _OFFLINE.search(question) is not None
