@@ -123,6 +123,7 @@ async def test_what_the_assistant_can_do_is_answered_in_plain_words(
         ("I put a file in the folder but you don't seem to know about it", "register"),
         ("how do I wipe everything and start again?", "data folder"),
         ("how do I turn on the news?", "news.feeds"),
+        ("can I hook up ChatGPT to you?", "MCP"),
     ):
         body = await ask(client, question)
         assert fact in body["result"] and "faq.md" in body["result"], (question, body)

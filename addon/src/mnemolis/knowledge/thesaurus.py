@@ -166,7 +166,8 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("document", "documents", "docs", "files"),
     ("install", "installing", "set up", "setup"),
     ("search", "look up", "look things up", "look it up", "searches"),
-    ("ai app", "ai client", "ai assistant", "ai chat app", "chat app", "chatbot", "mcp client"),
+    ("ai app", "ai client", "ai assistant", "ai chat app", "chat app", "chatbot", "mcp client",
+     "chatgpt"),
 )  # fmt: skip
 
 # What is done, checked or said of those things: words of a question, not its subject.
