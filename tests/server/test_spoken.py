@@ -23,6 +23,15 @@ from mnemolis.spoken import spoken_form
             "The temperature is 21.5 °C, see https://x.example/t for details. Also windy.",
             "The temperature is 21.5 °C. Also windy.",
         ),
+        # An address with a port is where to connect: said, without its scheme.
+        (
+            "address: `http://HOST:8888/mcp` | for: Claude Code",
+            "address: HOST:8888/mcp; for: Claude Code.",
+        ),
+        (
+            "Open http://homeassistant.local:8888/ in a browser.",
+            "Open homeassistant.local:8888 in a browser.",
+        ),
         # Both citation forms (model "[1]", extractive "[1, web]") are dropped.
         ("Yes. Garage Door is open [1, ha]. Closed at 09:12 [2].", "Yes. Garage Door is open."),
         ("Read `list_rag` in [the docs](https://x.example/docs).", "Read list_rag in the docs."),

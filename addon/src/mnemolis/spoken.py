@@ -60,6 +60,16 @@ def _join_lines(text: str) -> str:
     return "\n".join(segments)
 
 
+_HOST_PORT = re.compile(r"<?(?:https?://)?([\w.-]+:\d{2,5}(?:/[^\s>]*)?)>?", re.IGNORECASE)
+
+
+def _said_url(m: re.Match[str]) -> str:
+    """A URL is not read out, except an address with a port (a server on the home's own
+    network, "HOST:8888/mcp"), said without its scheme: where to connect is the answer."""
+    local = _HOST_PORT.fullmatch(m.group(0))
+    return local.group(1).rstrip("/") if local else ""
+
+
 _FENCED = re.compile(r"^\s*(```|~~~)[^\n]*\n.*?(?:^\s*\1[^\n]*$|\Z)", re.M | re.S)
 
 
@@ -76,7 +86,7 @@ def plain_text(text: str) -> str:
     text = _join_lines(text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _SEE_URL.sub("", text)
-    text = _URL.sub("", text)
+    text = _URL.sub(_said_url, text)
     text = _CITE.sub("", text)
     text = _MD_MARK.sub("", text)
     text = _CELL_BREAK.sub("; ", text)  # "Code: F28 | Meaning: …": cells read as clauses
