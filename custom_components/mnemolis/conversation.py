@@ -47,6 +47,19 @@ _URL_BODY = r"https?://[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
 _URL = re.compile(rf"\(\s*<?{_URL_BODY}>?\s*\)|<{_URL_BODY}>|{_URL_BODY}", re.IGNORECASE)
 
 
+_HOST_PORT = re.compile(r"https?://([\w.-]+:\d{2,5}(?:/\S*)?)", re.IGNORECASE)
+
+
+def _said_url(match: re.Match[str]) -> str:
+    """No URL is read out, except an address with a port (a server on the home's own
+    network, "HOST:8888/mcp"), said without its scheme, as the server's spoken form does."""
+    local = _HOST_PORT.search(match.group(0).strip("()<> \t"))
+    if local is None:
+        return ""
+    said = local.group(1).rstrip("/>")
+    return f"({said})" if match.group(0).startswith("(") else said
+
+
 async def async_setup_entry(
     hass: HomeAssistant,
     entry: MnemolisConfigEntry,
@@ -60,7 +73,7 @@ def speakable(text: str) -> str:
     """The full answer as something to read aloud: no code blocks, links or URLs."""
     text = _CODE_FENCE.sub(" ", text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _URL.sub("", text)
+    text = _URL.sub(_said_url, text)
     text = text.replace("`", "")
     text = re.sub(r"[ \t]+([,.;:!?])", r"\1", text)
     return " ".join(text.split())

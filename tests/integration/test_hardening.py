@@ -260,6 +260,9 @@ def test_spoken_forms() -> None:
     )
     assert "```" not in full and "rag add" not in full
     assert full == 'Run this: Then see "", or the guide, done.'
+    # An address with a port is where to connect: said without its scheme.
+    full = speakable("Open http://homeassistant.local:8888/ or (http://HOST:8888/mcp).")
+    assert full == "Open homeassistant.local:8888 or (HOST:8888/mcp).", full
 
 
 async def test_hung_server_apologises_after_its_own_deadline(
