@@ -124,6 +124,8 @@ async def test_what_the_assistant_can_do_is_answered_in_plain_words(
         ("how do I wipe everything and start again?", "data folder"),
         ("how do I turn on the news?", "news.feeds"),
         ("can I hook up ChatGPT to you?", "MCP"),
+        ("how do I stop you using one of my documents?", "watcher drops it"),
+        ("it keeps saying no source could answer, where are the logs?", "Log tab"),
     ):
         body = await ask(client, question)
         assert fact in body["result"] and "faq.md" in body["result"], (question, body)
