@@ -280,7 +280,6 @@ def _aside_words(question: str) -> frozenset[str]:
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
 
 
-_TOLD_FOR = re.compile(r"\s+(?:so as )?to\s+[a-z]+\b[^?]*", re.IGNORECASE)
 # Whom the answer is for: "what address should I give the taxi?", "what should I tell
 # the babysitter about …?".
 _TOLD_TO = re.compile(
@@ -289,6 +288,8 @@ _TOLD_TO = re.compile(
     r"(?: (?:service|driver|people|company|man|woman))?)",
     re.IGNORECASE,
 )
+# What they will do with it, after whom it is for ("… give the taxi to get home?").
+_TOLD_FOR = re.compile(r"\s+(?:so as )?to\s+[a-z]+\b[^?]*", re.IGNORECASE)
 
 
 # A lead ending in "and" joins two asks ("who was that plumber and how do I ring him?").

@@ -300,7 +300,7 @@ _COMMAND_LINES = 3  # a block of this many commands, one per line, is a list of 
 _CODE_ONLY = re.compile(r"(?:```|~~~)[^\n]*\n(.*?)\n?\s*(?:```|~~~)", re.DOTALL)
 
 
-def command_lines(text: str) -> list[str]:
+def _command_lines(text: str) -> list[str]:
     """The lines of a passage that is only a block of commands, one per line; none for
     a config file (indented or braced lines) or for code that words come with."""
     block = _CODE_ONLY.fullmatch(text.strip())
@@ -316,16 +316,17 @@ def _command_asked(question: str, weights: dict[str, float], text: str) -> str |
     """Of a block listing one command per line ("mnemolis rag reindex manuals  # re-read
     every file"), the one line the question asks about, still as code; None when the
     passage is no such block or no line alone answers (a config file is read whole)."""
-    lines = command_lines(text)
+    lines = _command_lines(text)
     if len(lines) < _COMMAND_LINES:
         return None
     # A line answers by its command's own words ("reindex", "remove"); its comment only
     # tells such lines apart: "forget the index" is no way to index a folder.
     split = [(*line.split(" #", 1), "")[:2] for line in lines]
     every = frozenset.intersection(*(relevance.words_of(c) for c, _ in split))
+    weighed = {w: weights.get(w, 1.0) for w in relevance.content_words(question)}
     telling = {  # a word every command says ("mnemolis") tells none apart
         w: 0.0 if relevance.stem(w) in every else v
-        for w, v in _telling(question, weights, lines).items()
+        for w, v in {**weighed, **_telling(question, weights, lines)}.items()
     }
     scores = [
         relevance.word_coverage(question, telling, c, weak=[why])
