@@ -125,6 +125,7 @@ async def test_what_the_assistant_can_do_is_answered_in_plain_words(
         ("how do I turn on the news?", "news.feeds"),
         ("can I hook up ChatGPT to you?", "MCP"),
         ("how do I stop you using one of my documents?", "watcher drops it"),
+        ("I lost the API key, how do I change it?", "stops working"),
         ("it keeps saying no source could answer, where are the logs?", "Log tab"),
     ):
         body = await ask(client, question)
