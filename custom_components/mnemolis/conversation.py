@@ -70,7 +70,8 @@ async def async_setup_entry(
 
 
 def speakable(text: str) -> str:
-    """The full answer as something to read aloud: no code blocks, links or URLs."""
+    """The full answer as something to read aloud: no code blocks, links or URLs (but an
+    address with a port, said without its scheme)."""
     text = _CODE_FENCE.sub(" ", text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _URL.sub(_said_url, text)
