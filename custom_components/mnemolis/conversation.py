@@ -40,6 +40,13 @@ _LEAD_IN = re.compile(
     re.IGNORECASE,
 )
 _CODE_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+# Words leading into a fence ("Claude Code:"), and the block's first line.
+_LED_CODE = re.compile(
+    r":[ \t]*\n\s*(```|~~~)[^\n]*\n[ \t]*([^\n]*)\n.*?^[ \t]*\1[ \t]*$\n?",
+    re.MULTILINE | re.DOTALL,
+)
+# A shell command: a program's name and its arguments; not YAML ("mnemolis:") or JSON.
+_COMMAND = re.compile(r"[a-z.][\w.+/-]*(?:\s+[^\s#][^#]*)?(?:\s#.*)?")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)")
 _URL_BODY = r"https?://[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
 # A URL alone in brackets goes with its brackets; otherwise only the URL itself,
@@ -69,14 +76,24 @@ async def async_setup_entry(
     async_add_entities([MnemolisConversationEntity(entry)])
 
 
+def _command_said(match: re.Match[str]) -> str:
+    """A command the words lead into is said after them, as the server's spoken form does
+    ("Claude Code: claude mcp add …"); its continuation lines and comment are not."""
+    line = match.group(2).strip()
+    if not _COMMAND.fullmatch(line) or re.match(r"[\w.-]+:(?:\s|$)", line):
+        return ": "
+    return ": " + line.split(" #", 1)[0].rstrip(" \\") + ". "
+
+
 def speakable(text: str) -> str:
-    """The full answer as something to read aloud: no code blocks, links or URLs (but an
-    address with a port, said without its scheme)."""
+    """The full answer as something to read aloud: no code blocks (but a command the words
+    lead into), links or URLs (but an address with a port, said without its scheme)."""
+    text = _LED_CODE.sub(_command_said, text)
     text = _CODE_FENCE.sub(" ", text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _URL.sub(_said_url, text)
     text = text.replace("`", "")
-    text = re.sub(r"[ \t]+([,.;:!?])", r"\1", text)
+    text = re.sub(r"[ \t]+([,.;:!?])(?![\w/])", r"\1", text)
     return " ".join(text.split())
 
 

@@ -255,11 +255,17 @@ def test_spoken_forms() -> None:
     )
     # Full: code blocks are not read out; URL removal leaves quotes and commas alone.
     full = speakable(
-        'Run this:\n```bash\nmnemolis rag add docs ./docs\n```\nThen see "https://example.org/a", '
+        'Add this:\n```yaml\nmnemolis:\n  host: x\n```\nThen see "https://example.org/a", '
         "or [the guide](https://example.org/g), (https://example.org/x) done."
     )
-    assert "```" not in full and "rag add" not in full
-    assert full == 'Run this: Then see "", or the guide, done.'
+    assert "```" not in full and "host" not in full
+    assert full == 'Add this: Then see "", or the guide, done.'
+    # A command the words lead into is the answer: said, without its comment or the
+    # lines continuing it (as the server's spoken form says it).
+    full = speakable(
+        "Run this:\n```bash\nmnemolis rag add docs ./docs  # index now \\\n  --wait\n```\nDone."
+    )
+    assert full == "Run this: mnemolis rag add docs ./docs. Done.", full
     # An address with a port is where to connect: said without its scheme.
     full = speakable("Open http://homeassistant.local:8888/ or (http://HOST:8888/mcp).")
     assert full == "Open homeassistant.local:8888 or (HOST:8888/mcp).", full

@@ -52,6 +52,21 @@ from mnemolis.spoken import spoken_form
             'Add Mnemolis to `claude_desktop_config.json`:\n\n```json\n{"mcpServers": [1]}\n```',
             "Add Mnemolis to claude_desktop_config.json.",
         ),
+        # A command the words lead into is the answer: said after them, without its
+        # continuation lines; a config file still is not.
+        (
+            "**Claude Code** (over HTTP):\n```sh\nclaude mcp add --transport http mnemolis"
+            ' http://HOST:8888/mcp \\\n  --header "Authorization: Bearer KEY"\n```',
+            "Claude Code (over HTTP): claude mcp add --transport http mnemolis HOST:8888/mcp.",
+        ),
+        (
+            "Index it now:\n```\nmnemolis rag add manuals ./manuals   # print the result\n```",
+            "Index it now: mnemolis rag add manuals ./manuals.",
+        ),
+        (
+            "Add to configuration.yaml:\n```yaml\nmnemolis:\n  host: x\n```",
+            "Add to configuration.yaml.",
+        ),
         # A literal list is read as its items.
         ("Tag it `[car, parking]`.", "Tag it car, parking."),
         # A command alone is still said (there is nothing else to say).

@@ -71,6 +71,24 @@ def _said_url(m: re.Match[str]) -> str:
 
 
 _FENCED = re.compile(r"^\s*(```|~~~)[^\n]*\n.*?(?:^\s*\1[^\n]*$|\Z)", re.M | re.S)
+# Words that lead into a fence ("Claude Code:") and the block's first line.
+_LED_CODE = re.compile(
+    r":[ \t]*\n\s*(```|~~~)[^\n]*\n[ \t]*([^\n]*)\n.*?(?:^\s*\1[^\n]*$|\Z)", re.M | re.S
+)
+# A shell command: a program's name, then its arguments; not "forecast:" (YAML), "{"
+# (JSON) or "- action: …" (a YAML list).
+_COMMAND = re.compile(r"[a-z.][\w.+/-]*(?:\s+[^\s#][^#]*)?(?:\s#.*)?")
+
+
+def _command_said(m: re.Match[str]) -> str:
+    """A command the words lead into is said after them ("Claude Code: claude mcp add
+    …"): the lead alone says nothing, and reading the command is the answer. Its
+    continuation lines and comment are for reading."""
+    line = m.group(2).strip()
+    if not _COMMAND.fullmatch(line) or re.match(r"[\w.-]+:(?:\s|$)", line):
+        return ":\n"
+    command = line.split(" #", 1)[0].rstrip(" \\")
+    return f": {command}.\n"
 
 
 def plain_text(text: str) -> str:
@@ -79,6 +97,7 @@ def plain_text(text: str) -> str:
     Fenced code (a config file, a command) is not read aloud when words come with it:
     "add Mnemolis to claude_desktop_config.json:" is said, its JSON is for reading.
     """
+    text = _LED_CODE.sub(_command_said, text)
     without_code = _FENCED.sub("\n", text)
     if without_code.strip(" \n:"):
         # "add it to claude_desktop_config.json:" led into the code: now it ends a sentence.
@@ -93,7 +112,7 @@ def plain_text(text: str) -> str:
     # Markup left over (a literal "[car, parking]" list too) is not said.
     text = re.sub(r"[*#|~`\[\]]+|(?<!\w)_+|_+(?!\w)", " ", text)
     text = re.sub(r"\s*\n\s*", ". ", text.strip())
-    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"\s+([,.;:!?])(?![\w/])", r"\1", text)
     text = re.sub(r"([.!?:])\.+", r"\1", text)
     text = re.sub(r"\(\s*\)", "", text)
     text = " ".join(text.split()).strip(" .")
