@@ -972,6 +972,17 @@ async def test_stopping_the_water_is_turning_it_off(make_client: Client, tmp_pat
     await says(client, "Where I can stop the water?", "under the kitchen sink")
 
 
+async def test_where_to_go_asks_where_it_is(make_client: Client, tmp_path: Path) -> None:
+    """ "Where do I go to switch it back on?" asks where: going there is no word the notes
+    need to say; and "shut it all off" means everything, not the tap told of before."""
+    assert "go" in relevance._frame_words("where do I go to switch it back on?")
+    told = "I've turned the kitchen tap off but water's still coming through"
+    assert "tap" in relevance._aside_words(f"{told}. where do I go to shut it all off?")
+    assert "tap" not in relevance._aside_words(f"{told}. where do I go to fix it?")
+    client = await household(make_client, tmp_path)
+    await says(client, "The power's tripped, where do I go to switch it back on?", "garage")
+
+
 def test_a_list_of_commands_is_quoted_by_the_command_asked() -> None:
     """Of a block of commands, one per line with a comment, "how do I re-index it?" is
     quoted its one command, not the whole list; a question no command's own words

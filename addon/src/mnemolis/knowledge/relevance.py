@@ -401,6 +401,8 @@ def _refers(asked: str) -> bool:
             if not _things_named(asked):
                 return True
         elif w in BACK_WORDS:
+            if w == "it" and after == "all":
+                continue  # "shut it all off", "how does it all work": everything, no thing
             return True
     return False
 
@@ -736,6 +738,13 @@ _FRAMES = (
         ),
         {"live", "lives", "living", "stay", "stays", "staying"}
         | {"occupy", "occupies", "occupied", "occupying"},
+    ),
+    # "Where do I go to switch it back on?" asks where it is switched on.
+    (
+        re.compile(
+            r"\s*where (?:do|can|should|shall|must|would) (?:i|we|you) (?:go|head) to\b", re.I
+        ),
+        {"go", "head"},
     ),
     # "Which network do I pick?" asks which network.
     (
