@@ -974,11 +974,16 @@ async def test_stopping_the_water_is_turning_it_off(make_client: Client, tmp_pat
 
 async def test_where_to_go_asks_where_it_is(make_client: Client, tmp_path: Path) -> None:
     """ "Where do I go to switch it back on?" asks where: going there is no word the notes
-    need to say; and "shut it all off" means everything, not the tap told of before."""
+    need to say; "shut it all off" means everything, not the tap told of before; and in
+    "I need the code to get my tablet working, what is it?" "it" is the code."""
     assert "go" in relevance._frame_words("where do I go to switch it back on?")
     told = "I've turned the kitchen tap off but water's still coming through"
     assert "tap" in relevance._aside_words(f"{told}. where do I go to shut it all off?")
     assert "tap" not in relevance._aside_words(f"{told}. where do I go to fix it?")
+    # "it" is the thing needed, not what it is needed for.
+    needed = "my nan says she needs the internet code to get her tablet working, what is it?"
+    assert {"tablet", "working"} <= relevance._aside_words(needed)
+    assert "internet" not in relevance._aside_words(needed)
     client = await household(make_client, tmp_path)
     await says(client, "The power's tripped, where do I go to switch it back on?", "garage")
 

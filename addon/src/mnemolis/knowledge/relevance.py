@@ -255,8 +255,12 @@ def _aside_words(question: str) -> frozenset[str]:
     if lead and _refers(text):
         # "… for the dishwasher. What make is it?": the thing "it" is stays whole (a person
         # told of is no "it": "the electrician asked where the fuse box is, where is it?").
-        named = _things_named(lead) - (_persons_named(lead) if _refers_to_thing(text) else set())
-        kept = {w for w in content_words(lead) if stem(w) in named}
+        # "… I need the internet code to get my tablet working, what is it?": "it" is the
+        # code needed, not the tablet it is for.
+        need = _NEEDED_FOR.search(lead)
+        meant = lead[: need.start("purpose")] if need is not None else lead
+        named = _things_named(meant) - (_persons_named(meant) if _refers_to_thing(text) else set())
+        kept = {w for w in content_words(meant) if stem(w) in named}
     said = text
     to = _TOLD_TO.search(text)
     if to is not None and not _things_named(to.group("to")) - _persons_named(to.group("to")):
@@ -278,6 +282,14 @@ def _aside_words(question: str) -> frozenset[str]:
     if not head:
         return frozenset()
     return frozenset(w for part in aside for w in content_words(part) if w not in head)
+
+
+# What a thing told of is needed for: "I need the internet code *to get my tablet working*".
+_NEEDED_FOR = re.compile(
+    r"\bneeds? (?:the|a|an|our|your|my|some|that) [\w'-]+(?: [\w'-]+){0,2}?"
+    r" (?P<purpose>to \w+\b.*)$",
+    re.IGNORECASE,
+)
 
 
 # Whom the answer is for: "what address should I give the taxi?", "what should I tell
