@@ -1024,6 +1024,22 @@ def test_a_wrapped_line_that_reads_like_a_record_goes_on_with_its_sentence() -> 
     ]
 
 
+def test_a_wrapped_list_item_stays_one_even_without_its_indent() -> None:
+    """A list item wrapped onto a line that lost its indent (the chunk's lines are
+    stripped) is one item, never quoted cut off at "that sends the whole"."""
+    text = (
+        "* a conversation agent for Assist that sends the whole\n"
+        "question to the router and speaks the answer;\n"
+        "* actions for automations.\nThey return data."
+    )
+    assert _units(text) == [
+        "* a conversation agent for Assist that sends the whole question to the router"
+        " and speaks the answer;",
+        "* actions for automations.",
+        "They return data.",
+    ]
+
+
 async def test_a_faq_entry_further_down_the_search_is_a_candidate(
     make_client: Client, tmp_path: Path
 ) -> None:

@@ -248,8 +248,12 @@ def _units(text: str) -> list[str]:
             flush()
             out.append(line)
             item = _BULLET_MARK.match(line) is not None
-        elif item and raw[:1].isspace():
-            out[-1] += " " + line  # a list item wrapped over several lines stays one
+        elif item and (
+            raw[:1].isspace() or (line[:1].islower() and not ENDS_SENTENCE.search(out[-1]))
+        ):
+            # A list item wrapped over several lines stays one, its indent kept or not
+            # ("* a conversation agent … that sends the whole / question to …").
+            out[-1] += " " + line
         else:
             item = False
             prose.append(line)
