@@ -164,6 +164,11 @@ def test_a_statement_joins_the_question_after_it() -> None:
     assert decompose(when, lambda part: ["memory"] if "remember" in part else ["rag"]) == [
         "When I ask you to remember something, how do you keep it"
     ]
+    # "… and not the heating" says what is not wanted: no second ask.
+    summer = "how do I set the boiler to just do hot water and not the heating?"
+    assert decompose(summer, lambda part: ["ha"] if "heating" in part else ["rag"]) == [
+        "how do I set the boiler to just do hot water and not the heating"
+    ]
 
 
 def test_phone_shorthand_is_written_out() -> None:

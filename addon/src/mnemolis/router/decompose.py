@@ -235,6 +235,8 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
         right = sentence[m.end() :]
         if not _has_content(left) or not _has_content(right):
             continue
+        if _first_token(right) == "not":
+            continue  # "just hot water and not the heating": what is not wanted, no ask
         is_comma = "," in m.group(0) and not re.search(r"[a-z]", m.group(0), re.IGNORECASE)
         starter = _first_token(right) in CLAUSE_STARTERS
         if starter and is_comma and not listed and _first_token(left) not in CLAUSE_STARTERS:
