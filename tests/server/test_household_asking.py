@@ -1029,6 +1029,22 @@ def test_a_wrapped_line_that_reads_like_a_record_goes_on_with_its_sentence() -> 
     ]
 
 
+async def test_where_the_fact_was_put_is_not_what_is_asked(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "… the birthday I asked you to remember" is the birthday: a memory never says it
+    was asked to be remembered."""
+    assert relevance._frame_words("when's the birthday I asked you to remember?") == {
+        "ask",
+        "remember",
+    }
+    client = await household(make_client, tmp_path)
+    await store_of(client).remember("Grandma's birthday is on 3 June; she likes lilies.")
+    await says(
+        client, "when's the car's MOT and when's the birthday I asked you to remember?", "3 June"
+    )
+
+
 def test_a_wrapped_list_item_stays_one_even_without_its_indent() -> None:
     """A list item wrapped onto a line that lost its indent (the chunk's lines are
     stripped) is one item, never quoted cut off at "that sends the whole"."""

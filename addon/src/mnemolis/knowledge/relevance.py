@@ -791,16 +791,32 @@ _FRAMES = (
 )
 
 
+# "… the birthday I asked you to remember", "the code we told you": where the fact was
+# put, which a memory itself never says.
+_TOLD_YOU = re.compile(
+    r"\b(?:i|we) (?:asked|told|got) you to (?:remember|save|store|keep|note)\b"
+    r"|\b(?:i|we)(?:'ve| have)? (?:told|given|gave) you\b",
+    re.I,
+)
+_TOLD_YOU_SAID = "asked told got given gave remember save store keep note"
+_TOLD_YOU_STEMS = frozenset(stem(w) for w in _TOLD_YOU_SAID.split())
+
+
 @functools.lru_cache(maxsize=512)
 def _frame_words(question: str) -> frozenset[str]:
     """The question's words that say what kind of fact it asks for, not what about."""
-    return frozenset(
-        stem(w)
-        for asks, words in _FRAMES
-        for text in dict.fromkeys([question, asked(question)])
-        if (m := asks.match(text)) is not None
-        for w in _WORD.findall(m.group(0).lower())
-        if w in words
+    told = {stem(w) for m in _TOLD_YOU.finditer(question) for w in _WORD.findall(m.group(0))}
+    told &= _TOLD_YOU_STEMS
+    return (
+        frozenset(
+            stem(w)
+            for asks, words in _FRAMES
+            for text in dict.fromkeys([question, asked(question)])
+            if (m := asks.match(text)) is not None
+            for w in _WORD.findall(m.group(0).lower())
+            if w in words
+        )
+        | told
     )
 
 
