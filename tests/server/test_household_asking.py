@@ -308,6 +308,11 @@ def test_a_question_that_refers_back_is_asked_with_the_one_before() -> None:
         "Who is Ada Lovelace",
         "when was Ada Lovelace born",
     ]
+    # The word that opens a sentence is no name: "how do I top What up" never.
+    told = "The gauge is reading almost nothing. What should it read"
+    assert carry_subject([told, "how do I top it up"], lambda _: ["rag"]) == [
+        f"{told} and how do I top it up"
+    ]
 
 
 async def test_two_asks_about_one_thing_are_answered_together(

@@ -334,7 +334,10 @@ def decompose(question: str, sources_of: SourcesOf) -> list[str]:
     return merged
 
 
-_NAME = re.compile(r"(?<!^)\b([A-Z][a-z][\w'-]*(?:\s+(?:[A-Z][a-z][\w'-]*|de|van|von|da))*)")
+# A name: capitalised words, never the one opening a sentence ("… nothing. What …").
+_NAME = re.compile(
+    r"(?<!^)(?<![.!?] )\b([A-Z][a-z][\w'-]*(?:\s+(?:[A-Z][a-z][\w'-]*|de|van|von|da))*)"
+)
 _PRONOUN = re.compile(r"\b(he|she|him|they|them|his|her|hers|their|theirs)\b", re.IGNORECASE)
 _POSSESSIVE = frozenset({"his", "their", "theirs", "hers"})
 
