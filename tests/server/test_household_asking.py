@@ -250,6 +250,10 @@ def test_questions_to_the_assistant_about_itself_are_about_mnemolis() -> None:
     assert about_mnemolis("How do I set up the weather so it knows our location?")
     assert about_mnemolis("I'd like the assistant to answer from our manuals")
     assert about_mnemolis("what exactly are you?")
+    # The port it listens on, how to tell it to remember, a memory of its own.
+    assert about_mnemolis("hey what port does it use")
+    assert about_mnemolis("How do I tell it to remember something, like where the key is?")
+    assert about_mnemolis("how to delete a memory")
     for household in (
         "how do I turn on the heating?",
         "can you ask Home Assistant whether the lights are on?",

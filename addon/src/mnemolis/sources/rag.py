@@ -97,7 +97,7 @@ MNEMOLIS_WORDS = frozenset(
         "ingress", "openapi", "api", "endpoint", "kiwix", "zim", "searxng", "kuma",
         "freshrss", "gguf", "llama", "llm", "embedding", "embeddings", "rag", "stdio",
         "websocket", "oauth", "cors", "prometheus", "querylog", "reindex", "mcpservers",
-        "ui", "chatgpt", "openai", "ollama",
+        "ui", "chatgpt", "openai", "ollama", "memory", "memories",
     }
 )  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
@@ -118,7 +118,7 @@ _ITSELF_STEMS = frozenset(relevance.stem(w) for w in _ITSELF.split())
 _IT = frozenset({"it", "this"})
 _ITS_OWN = (
     "source sources document documents file files pdf pdfs database databases index search "
-    "folder spreadsheet spreadsheets"
+    "folder spreadsheet spreadsheets port"
 )
 _ITS_OWN_STEMS = frozenset(relevance.stem(w) for w in _ITS_OWN.split())
 # "How do I turn on news?", "set up the weather": one of its sources, being set up.
@@ -131,7 +131,8 @@ _SOURCE_NAMES = "news feeds rss weather forecast wikipedia web uptime monitors m
 _SOURCE_STEMS = frozenset(relevance.stem(w) for w in _SOURCE_NAMES.split())
 _THE_ASSISTANT = re.compile(
     r"\b(?:what|who) (?:exactly |actually )?are you\b|(?<!home )\bthe assistant\b"
-    r"|\blanguage model\b",
+    r"|\blanguage model\b"
+    r"|\b(?:tell|get|make|ask|teach) (?:it|you|this) to (?:remember|forget|learn)\b",
     re.IGNORECASE,
 )
 # "Can you still answer without the internet?": whether the assistant works offline.
