@@ -48,13 +48,14 @@ _LED_CODE = re.compile(
 # A shell command: a program's name and its arguments; not YAML ("mnemolis:") or JSON.
 _COMMAND = re.compile(r"[a-z.][\w.+/-]*(?:\s+[^\s#][^#]*)?(?:\s#.*)?")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)")
-_URL_BODY = r"https?://[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
+# A placeholder host as the docs write it ("http://<host>:8888/") is part of the URL.
+_URL_BODY = r"https?://(?:<[\w-]+>)?[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
 # A URL alone in brackets goes with its brackets; otherwise only the URL itself,
 # so the quotes and commas around it stay.
 _URL = re.compile(rf"\(\s*<?{_URL_BODY}>?\s*\)|<{_URL_BODY}>|{_URL_BODY}", re.IGNORECASE)
 
 
-_HOST_PORT = re.compile(r"https?://([\w.-]+:\d{2,5}(?:/\S*)?)", re.IGNORECASE)
+_HOST_PORT = re.compile(r"https?://((?:<[\w-]+>|[\w.-]+):\d{2,5}(?:/\S*)?)", re.IGNORECASE)
 
 
 def _said_url(match: re.Match[str]) -> str:
@@ -63,7 +64,7 @@ def _said_url(match: re.Match[str]) -> str:
     local = _HOST_PORT.search(match.group(0).strip("()<> \t"))
     if local is None:
         return ""
-    said = local.group(1).rstrip("/>")
+    said = re.sub(r"[<>`]", "", local.group(1)).rstrip("/")
     return f"({said})" if match.group(0).startswith("(") else said
 
 

@@ -269,6 +269,8 @@ def test_spoken_forms() -> None:
     # An address with a port is where to connect: said without its scheme.
     full = speakable("Open http://homeassistant.local:8888/ or (http://HOST:8888/mcp).")
     assert full == "Open homeassistant.local:8888 or (HOST:8888/mcp).", full
+    full = speakable("Direct: open `http://<host>:8888/`, not https://<host>/x.")
+    assert full == "Direct: open host:8888, not.", full
 
 
 async def test_hung_server_apologises_after_its_own_deadline(

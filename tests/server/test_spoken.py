@@ -32,6 +32,8 @@ from mnemolis.spoken import spoken_form
             "Open http://homeassistant.local:8888/ in a browser.",
             "Open homeassistant.local:8888 in a browser.",
         ),
+        # A placeholder host, as the docs write it, is said without its brackets.
+        ("Direct: open `http://<host>:8888/`.", "Direct: open host:8888."),
         # Both citation forms (model "[1]", extractive "[1, web]") are dropped.
         ("Yes. Garage Door is open [1, ha]. Closed at 09:12 [2].", "Yes. Garage Door is open."),
         ("Read `list_rag` in [the docs](https://x.example/docs).", "Read list_rag in the docs."),

@@ -60,14 +60,17 @@ def _join_lines(text: str) -> str:
     return "\n".join(segments)
 
 
-_HOST_PORT = re.compile(r"<?(?:https?://)?([\w.-]+:\d{2,5}(?:/[^\s>]*)?)>?", re.IGNORECASE)
+# "HOST:8888/mcp", and a placeholder host as the docs write it ("http://<host>:8888/").
+_HOST_PORT = re.compile(
+    r"<?(?:https?://)?((?:<[\w-]+>|[\w.-]+):\d{2,5}(?:/[^\s>]*)?)>?", re.IGNORECASE
+)
 
 
 def _said_url(m: re.Match[str]) -> str:
     """A URL is not read out, except an address with a port (a server on the home's own
     network, "HOST:8888/mcp"), said without its scheme: where to connect is the answer."""
     local = _HOST_PORT.fullmatch(m.group(0))
-    return local.group(1).rstrip("/") if local else ""
+    return re.sub(r"[<>`]", "", local.group(1)).rstrip("/") if local else ""
 
 
 _FENCED = re.compile(r"^\s*(```|~~~)[^\n]*\n.*?(?:^\s*\1[^\n]*$|\Z)", re.M | re.S)
