@@ -250,6 +250,10 @@ def test_questions_to_the_assistant_about_itself_are_about_mnemolis() -> None:
     assert about_mnemolis("How do I set up the weather so it knows our location?")
     assert about_mnemolis("I'd like the assistant to answer from our manuals")
     assert about_mnemolis("what exactly are you?")
+    # "Would you mind explaining how …" is a way into "how …": its words weigh nothing.
+    polite = "Would you mind explaining how I can get it to re-read my files?"
+    assert relevance.asked(polite).startswith("how I can get")
+    assert {relevance.stem("mind"), relevance.stem("explaining")} <= relevance._frame_words(polite)
     # The port it listens on, how to tell it to remember, a memory of its own.
     assert about_mnemolis("hey what port does it use")
     assert about_mnemolis("How do I tell it to remember something, like where the key is?")

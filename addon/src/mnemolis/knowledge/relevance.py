@@ -382,6 +382,8 @@ _GREETING = re.compile(r"^\s*(?:(?:hey|hi|hello|ok|okay|so|right|well|oh)\b[\s,!
 _OPENING = re.compile(
     r"\s*(?:please\s+)?(?:"
     r"(?:(?:can|could|would|will) you\s+(?:please\s+)?)?(?:tell|remind|show) (?:me|us)"
+    r"|(?:would|do) you mind (?:explaining|telling|showing)(?: (?:me|us))?"
+    r"|(?:can|could|would|will) you (?:please )?explain(?: to (?:me|us))?"
     r"|(?:do|does) (?:you|anyone|anybody) (?:happen to )?know|any idea"
     r"|i(?: was| am|'m)? wonder(?:ing|ed)? (?:whether|if)(?: you)?"
     r"(?: (?:might|could|would|can|may))?(?: possibly)?(?: happen to)?(?: be able to)?"
@@ -775,6 +777,15 @@ _FRAMES = (
             re.I,
         ),
         {"tell", "give", "send", "say", "pass"},
+    ),
+    # "Would you mind explaining how …", "could you explain why …": a way of asking.
+    (
+        re.compile(
+            r"\s*(?:(?:would|do) you mind (?:explaining|telling|showing)"
+            r"|(?:can|could|would|will) you (?:please )?explain)\b",
+            re.I,
+        ),
+        {"mind", "explaining", "telling", "showing", "explain"},
     ),
     # A request instead of a question ("give me the model number", "remind me which day",
     # "Query: garage code") asks as "what is" does.
