@@ -188,6 +188,10 @@ def test_the_situation_and_the_purpose_weigh_less() -> None:
     assert relevance._aside_words("the boiler gauge says 1.2, is that ok?") == frozenset()
     purpose = relevance._aside_words("what's our address, I'm ordering a takeaway")
     assert "takeaway" in purpose and "address" not in purpose
+    # When they will use it, after the question, is aside too; a "when" that asks is not.
+    use = relevance._aside_words("Which network should I pick when I connect my laptop?")
+    assert {"laptop", "connect"} <= use and "network" not in use
+    assert relevance._aside_words("when do we put the recycling out?") == frozenset()
 
 
 async def test_a_slip_is_mended_before_the_question_is_asked(

@@ -211,6 +211,8 @@ _PURPOSE = re.compile(
     r"|[,.;!?]\s*(?:(?:i|we)(?:'ll| will)? (?:need|want) (?:it|them|this|that)|it's|it is)"
     r" for\b(?P<use>.*)$"
     r"|\s(?:including|incl\.?)\s+(?P<part>.*)$"
+    # "Which network should I pick when I connect my laptop?": when they will use it.
+    r"|\s(?:when|whenever|once) (?:i|we|they|you) (?P<when>(?!\w+ed\b)\w+\b.*)$"
     # "What's the number for Bosch? The dishwasher's making a noise.": told after it.
     r"|\?\s+(?P<after>[^?]+)$"
     # "how do I get you to remember that …": what is to be remembered, not what is asked.
