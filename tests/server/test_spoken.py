@@ -32,6 +32,11 @@ from mnemolis.spoken import spoken_form
             "Open http://homeassistant.local:8888/ in a browser.",
             "Open homeassistant.local:8888 in a browser.",
         ),
+        # In code marks too ("e.g. `http://192.168.1.10:8888`").
+        (
+            "field: URL | meaning: Where it listens, e.g. `http://192.168.1.10:8888`.",
+            "field: URL; meaning: Where it listens, e.g. 192.168.1.10:8888.",
+        ),
         # A placeholder host, as the docs write it, is said without its brackets.
         ("Direct: open `http://<host>:8888/`.", "Direct: open host:8888."),
         # Both citation forms (model "[1]", extractive "[1, web]") are dropped.

@@ -69,7 +69,7 @@ _HOST_PORT = re.compile(
 def _said_url(m: re.Match[str]) -> str:
     """A URL is not read out, except an address with a port (a server on the home's own
     network, "HOST:8888/mcp"), said without its scheme: where to connect is the answer."""
-    local = _HOST_PORT.fullmatch(m.group(0))
+    local = _HOST_PORT.fullmatch(m.group(0).rstrip("`"))  # "`http://box:8888`" too
     return re.sub(r"[<>`]", "", local.group(1)).rstrip("/") if local else ""
 
 
