@@ -192,6 +192,8 @@ def test_the_situation_and_the_purpose_weigh_less() -> None:
     use = relevance._aside_words("Which network should I pick when I connect my laptop?")
     assert {"laptop", "connect"} <= use and "network" not in use
     assert relevance._aside_words("when do we put the recycling out?") == frozenset()
+    # With no thing of its own before it, the when-clause is what is asked.
+    assert relevance._aside_words("what happens when I press the reset button?") == frozenset()
 
 
 async def test_a_slip_is_mended_before_the_question_is_asked(

@@ -277,6 +277,8 @@ def _aside_words(question: str) -> frozenset[str]:
             rest = rest[purpose.end() :]
         said = text[: to.start("to")] + rest
     m = _PURPOSE.search(said)
+    if m is not None and m.group("when") is not None and not _things_named(said[: m.start()]):
+        m = None  # "what happens when I press the reset button?": the when is what is asked
     if m is not None:
         aside.append(m.group(0))  # its marker too: the "like" of ", like the manual …"
         said = said[: m.start()]
