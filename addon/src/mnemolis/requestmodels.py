@@ -23,6 +23,13 @@ SOURCE_CHOICES = (*SEARCH_MODES, *SOURCE_NAMES)
 MAX_QUERY_CHARS = 4000
 
 Query = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+# A BCP 47 language tag as HA and browsers send them: "en", "de-DE", "pt-BR", "sr-Latn".
+LanguageTag = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, pattern=r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}$"
+    ),
+]
 
 
 class SearchRequest(BaseModel):
@@ -41,6 +48,16 @@ class SearchRequest(BaseModel):
     )
     conversation_id: str | None = Field(
         default=None, max_length=200, description="Reuse the subject of earlier questions."
+    )
+    language: LanguageTag | None = Field(
+        default=None,
+        description="BCP 47 tag of the question's language (e.g. de, nl-BE); detected when absent.",
+    )
+    area: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description='HA area id or name where the question was heard ("in here").',
     )
 
     @field_validator("query")

@@ -82,10 +82,12 @@ _ABSENT = object()
 
 
 def _name_attr(state: dict[str, Any] | None) -> object:
-    """What of a state the names depend on: whether it exists, and its friendly_name."""
+    """What of a state the names depend on: whether it exists, its friendly_name and
+    device class (the grammar's lists carry it as context)."""
     if state is None:
         return _ABSENT
-    return (state.get("attributes") or {}).get("friendly_name")
+    attrs = state.get("attributes") or {}
+    return (attrs.get("friendly_name"), attrs.get("device_class"))
 
 
 class HAClient:
@@ -140,6 +142,9 @@ class HAClient:
         self._stopping = False
         self._fresh_states = False
         self._candidates: CandidateIndex | None = None
+        # Counts changes of names, areas and floors: what is built from them (match
+        # candidates, the grammar's slot lists) is rebuilt when it moves.
+        self.names_version = 0
         self._exposure: dict[str, bool] | None = None
         self._exposure_at = 0.0
         self._exposure_task: asyncio.Task[None] | None = None
@@ -462,7 +467,7 @@ class HAClient:
             # going or renamed make the names (and their match index) stale.
             renamed = any(_name_attr(self.states.get(eid)) != before[eid] for eid in changed)
         if renamed:
-            self._candidates = None
+            self._names_changed()
         if changed:
             for listener in list(self._listeners):
                 try:
@@ -512,7 +517,11 @@ class HAClient:
             entities=by_id,
             floors={f["floor_id"]: f for f in floors or [] if isinstance(f, dict)},
         )
+        self._names_changed()
+
+    def _names_changed(self) -> None:
         self._candidates = None
+        self.names_version += 1
 
     async def _load_exposure(self) -> dict[str, bool] | None:
         """Which entities the user exposed to Assist; None if HA does not say (non-admin)."""
@@ -653,6 +662,27 @@ class HAClient:
             vocab.update(str(a).lower() for a in area.get("aliases") or [])
         vocab.discard("")
         return vocab
+
+    @property
+    def language(self) -> str | None:
+        """The language the home's Home Assistant is set to (``get_config``)."""
+        value = self.config.get("language")
+        return str(value) if value else None
+
+    async def state_words(self, language: str) -> dict[str, str]:
+        """HA's words for entity states in a language, as its UI shows them
+        (``component.<domain>.entity_component.<device_class>.state.<state>``)."""
+        reply = await self.command(
+            {
+                "type": "frontend/get_translations",
+                "language": language,
+                "category": "entity_component",
+            }
+        )
+        resources = reply.get("resources") if isinstance(reply, dict) else None
+        if not isinstance(resources, dict):
+            return {}
+        return {str(k): str(v) for k, v in resources.items() if isinstance(v, str)}
 
     # --- requests ------------------------------------------------------------
 

@@ -1,10 +1,14 @@
-"""Is a question English? The router's tables and examples are English only; say so honestly.
+"""Is a question English, and if not, which language may it be?
 
-Cheap and deterministic: the share of letters outside the Latin script, then a
-count of common function words of English against those of the languages users
-of a home assistant most often try (German, French, Spanish, Italian, Portuguese,
-Dutch, Polish, the Scandinavian languages, Turkish). A question with no clear
-foreign signal is English: names, product words and typos never trip it.
+The router's own tables and examples are English; Home Assistant's grammar reads
+home questions in every language it has (``mnemolis.assist``). This tells the two
+apart cheaply and deterministically: the share of letters outside the Latin
+script, then a count of common function words of English against those of the
+languages users of a home assistant most often try (German, French, Spanish,
+Italian, Portuguese, Dutch, Polish, the Scandinavian languages, Turkish). A
+question with no clear foreign signal is English: names, product words and typos
+never trip it. The guess only orders the languages the grammar tries; a request
+or the home's own language can name it outright.
 """
 
 from __future__ import annotations
@@ -14,7 +18,47 @@ import unicodedata
 from dataclasses import dataclass
 
 ENGLISH = "en"
-ONLY_ENGLISH = "I only understand English. Please ask again in English."
+ONLY_ENGLISH = "Sorry, I could not understand that."
+
+# The grammar languages a detected language (family or script) may be, likeliest first.
+_CODES: dict[str, tuple[str, ...]] = {
+    "German": ("de",),
+    "French": ("fr",),
+    "Spanish": ("es",),
+    "Italian": ("it",),
+    "Portuguese": ("pt", "pt-BR"),
+    "Dutch": ("nl",),
+    "Polish": ("pl",),
+    "Scandinavian": ("sv", "da", "nb"),
+    "Turkish": ("tr",),
+    "Cyrillic": ("ru", "uk", "bg", "sr"),
+    "Greek": ("el",),
+    "Chinese/Japanese": ("zh-CN", "ja", "zh-HK", "zh-TW"),
+    "Japanese": ("ja",),
+    "Korean": ("ko",),
+    "Arabic": ("ar",),
+    "Hebrew": ("he",),
+    "Georgian": ("ka",),
+    "Armenian": ("hy",),
+    "Thai": ("th",),
+    "Devanagari": ("hi", "ne"),
+}
+# "and" in the languages the detector names: where a question in one breath may split.
+_AND: dict[str, tuple[str, ...]] = {
+    "en": ("and",),
+    "de": ("und",),
+    "fr": ("et",),
+    "es": ("y", "e"),
+    "it": ("e", "ed"),
+    "pt": ("e",),
+    "pt-BR": ("e",),
+    "nl": ("en",),
+    "pl": ("i", "oraz"),
+    "sv": ("och",),
+    "da": ("og",),
+    "nb": ("og",),
+    "tr": ("ve",),
+}
 
 
 def _words(text: str) -> frozenset[str]:
@@ -134,3 +178,21 @@ def _script(c: str) -> str:
         "KATAKANA": "Japanese",
         "HANGUL": "Korean",
     }.get(first, first.title())
+
+
+def code_of(name: str) -> tuple[str, ...]:
+    """The language codes a detected language (or script) name may stand for."""
+    if name == ENGLISH:
+        return ()
+    return _CODES.get(name, ())
+
+
+def split_and(text: str, language: str | None) -> list[str]:
+    """A question in one breath cut at commas and the language's "and" (the caller
+    keeps the cut only when every piece reads as a question of its own)."""
+    words = _AND.get(language or "", ())
+    if not words:
+        return [text]
+    joined = "|".join(re.escape(w) for w in words)
+    pieces = re.split(rf"\s*,\s*(?:(?:{joined})\s+)?|\s+(?:{joined})\s+", text, flags=re.I)
+    return [p.strip(" ,") for p in pieces if p and p.strip(" ,")]

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..assist import grammar
+from ..assist.reader import AssistReader, Reading, Recognized, candidates
 from ..knowledge import relevance
 from ..models import (
     Citation,
@@ -33,7 +35,7 @@ from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
-from .language import ONLY_ENGLISH, detect
+from .language import ONLY_ENGLISH, code_of, detect, split_and
 from .meaning import MeaningStage, Ranking, usable_embedder
 from .profiles import NONE
 from .shapes import encyclopedic, happened
@@ -46,12 +48,15 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
-PartMode = Literal["single", "fusion", "default", "explicit", "meaning", "language"]
+PartMode = Literal["single", "fusion", "default", "explicit", "meaning", "language", "intent"]
 MAX_CITATIONS = 8
 HOME_SOURCES = frozenset({"ha", "forecast", "uptime", "changes"})
 _WEATHER_SUBJECT = re.compile(r"^\s*(?:it|there|the weather|the forecast)\b", re.IGNORECASE)
 PLAN_MEMO = 512  # routing decisions kept for repeated questions
 NAME_REFRESH_TIMEOUT = 0.5  # seconds an async name refresh (monitors) may take per question
+AREA = "area"  # QueryContext hint: where the question was heard ("in here")
+# Sources that read a question in any language: documents and memories match its words.
+ANY_LANGUAGE = ("rag", "memory", "web")
 
 
 @dataclass(slots=True)
@@ -62,10 +67,23 @@ class PartPlan:
     sources: list[str]
     reason: str
     mode: PartMode
+    #: What Home Assistant's grammar recognised (mode "intent").
+    recognized: Recognized | None = None
+    #: The grammar language the part was asked in, when it is not English.
+    language: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``parts[]`` entry of ``GET /api/route``."""
-        return {"query": self.query, "sources": list(self.sources), "reason": self.reason}
+        out: dict[str, Any] = {
+            "query": self.query,
+            "sources": list(self.sources),
+            "reason": self.reason,
+        }
+        if self.recognized is not None:
+            out["intent"] = self.recognized.intent
+        if self.language or self.recognized is not None:
+            out["language"] = self.language or self.recognized.language  # type: ignore[union-attr]
+        return out
 
 
 @dataclass(slots=True)
@@ -122,6 +140,105 @@ class Router:
         # the names, configured sources and model they were decided on stay the same.
         self._plans: OrderedDict[tuple[object, ...], Plan] = OrderedDict()
         self._warming: asyncio.Task[None] | None = None
+        self._assist: AssistReader | None = None
+        self._assist_home: object = None
+
+    # --- Home Assistant's grammar ----------------------------------------------------
+
+    def reader(self) -> AssistReader:
+        """HA's grammar over the live home (an empty one when HA is not set up: the clock)."""
+        ha = self.core.services.ha
+        # A client without registries (a stand-in) lends the grammar no names.
+        home: Any = ha if getattr(ha, "registries", None) is not None else _EMPTY_HOME
+        if self._assist is None or self._assist_home is not home:
+            forecast = self.core.settings.forecast
+            self._assist = AssistReader(
+                home,
+                version=(lambda: getattr(home, "names_version", 0)),
+                exposed=(
+                    home.exposed_to_assist
+                    if home is ha and self.core.settings.ha.exposure == "assist"
+                    else None
+                ),
+                weather_entity=lambda: forecast.entity_id,
+                fetch_translations=getattr(ha, "state_words", None),
+            )
+            self._assist_home = home
+        return self._assist
+
+    def _tongues(self, language: str | None, text: str) -> tuple[list[str], bool]:
+        """The grammar languages to read a question in, and whether the English tables apply."""
+        home = getattr(self.core.services.ha, "language", None)
+        if language:
+            tongues = candidates(language, None, ())
+            code = tongues[0] if tongues else language.split("-")[0].lower()
+            return tongues, code == "en"
+        guess = detect(text)
+        tongues = candidates(None, home, code_of(guess.code))
+        return tongues, guess.english
+
+    def _recognize(self, text: str, tongues: list[str], area: str | None) -> Recognized | None:
+        """The question as HA's grammar reads it, if it does, in the first language that can."""
+        if not tongues:
+            return None
+        try:
+            return self.reader().recognize(text, tongues, area, self._local_now())
+        except Exception:  # the grammar is a reader among others; never fail a question
+            _LOGGER.exception("intent recognition failed for a question")
+            return None
+
+    def _local_now(self, now: datetime | None = None) -> datetime:
+        """Now (or ``now``) in the home's time zone."""
+        tz = getattr(self.core.services.ha, "time_zone", None) or datetime.now().astimezone().tzinfo
+        return (now or datetime.now(UTC)).astimezone(tz)
+
+    def _intent_part(self, text: str, rec: Recognized) -> PartPlan:
+        why = f"Home Assistant's grammar: {rec.intent} ({rec.language})"
+        return PartPlan(text, [rec.source], why, "intent", rec, rec.language)
+
+    def _home_part(self, text: str, tongues: list[str], area: str | None) -> PartPlan:
+        """One part: HA's grammar when it reads it, else the router's own rules."""
+        rec = self._recognize(text, tongues, area)
+        if rec is not None:
+            return self._intent_part(text, rec)
+        return self.decide(text)
+
+    def _foreign(self, query: str, text: str, tongues: list[str], area: str | None) -> Plan:
+        """A question not in English that the grammar does not read whole.
+
+        Parts joined by the language's "and" are read one by one when the grammar
+        reads every one; otherwise it goes to what reads any language (documents,
+        memories, the web), never to English-only rules.
+        """
+        language = tongues[0] if tongues else None
+        pieces = split_and(text, language)
+        if len(pieces) > 1:
+            read = [self._recognize(p, tongues, area) for p in pieces]
+            if all(r is not None for r in read):
+                return Plan(
+                    query,
+                    None,
+                    [self._intent_part(p, r) for p, r in zip(pieces, read, strict=True) if r],
+                )
+        names = [n for n in ANY_LANGUAGE if self._configured(n)]
+        lang = language or "unknown language"
+        why = f"not English ({lang}); not a home question HA's grammar reads"
+        if not names:
+            return Plan(query, None, [PartPlan(text, [], why, "language", language=language)])
+        mode: PartMode = "fusion" if len(names) > 1 else "single"
+        return Plan(
+            query,
+            None,
+            [
+                PartPlan(
+                    text,
+                    names,
+                    f"{why}: documents, memories and the web read any language",
+                    mode,
+                    language=language,
+                )
+            ],
+        )
 
     # --- live vocabularies -----------------------------------------------------------
 
@@ -339,6 +456,8 @@ class Router:
         source: str = "auto",
         fusion_sources: list[str] | None = None,
         conversation_id: str | None = None,
+        language: str | None = None,
+        area: str | None = None,
     ) -> Plan:
         """The full decision: condition, follow-up rewriting, decomposition, routing.
 
@@ -346,17 +465,19 @@ class Router:
         their questions embedded in one call to the model, and planned again (one
         hop to the model's thread per question, however many parts it has).
         """
+
+        def decide() -> Plan:
+            return self._decide(query, source, fusion_sources, conversation_id, language, area)
+
         embedder = self._embedder()
         if embedder is None:
-            return self._decide(query, source, fusion_sources, conversation_id)
+            return decide()
         try:
             self.meaning.warm_sync(embedder)
         except Exception as err:  # the model is a routing hint; never fail a question for it
             _LOGGER.info("meaning stage without the embedding model: %s", err)
-            return self._decide(query, source, fusion_sources, conversation_id)
-        plan, deferred = self._deferring(
-            lambda: self._decide(query, source, fusion_sources, conversation_id)
-        )
+            return decide()
+        plan, deferred = self._deferring(decide)
         if not deferred:
             return plan
         try:
@@ -364,7 +485,7 @@ class Router:
         except Exception as err:  # the model is a routing hint; never fail a question for it
             _LOGGER.info("meaning stage without the embedding model: %s", err)
             return plan
-        return self._decide(query, source, fusion_sources, conversation_id)
+        return decide()
 
     def _embedder(self) -> Any:
         """The loaded sentence-embedding model, or None."""
@@ -382,7 +503,13 @@ class Router:
             self.meaning.deferred = None
 
     def _decide(
-        self, query: str, source: str, fusion_sources: list[str] | None, conversation_id: str | None
+        self,
+        query: str,
+        source: str,
+        fusion_sources: list[str] | None,
+        conversation_id: str | None,
+        language: str | None = None,
+        area: str | None = None,
     ) -> Plan:
         """One planning pass, memoised for questions asked outside a conversation."""
         self._sync_vocabulary()
@@ -394,6 +521,9 @@ class Router:
             key = (
                 query,
                 source,
+                language,
+                area,
+                getattr(self.core.services.ha, "language", None),
                 None if fusion_sources is None else tuple(fusion_sources),
                 self.vocab.generation,
                 tuple(n for n, src in self.core.sources.items() if src.configured),
@@ -406,7 +536,7 @@ class Router:
                 return hit
         self._memo = {}
         try:
-            plan = self._plan(query, source, fusion_sources, conversation_id)
+            plan = self._plan(query, source, fusion_sources, conversation_id, language, area)
         finally:
             self._memo = None
         # A plan decided without vectors it wanted (not yet embedded, or the profiles'
@@ -426,13 +556,18 @@ class Router:
         source: str,
         fusion_sources: list[str] | None,
         conversation_id: str | None,
+        language: str | None = None,
+        area: str | None = None,
     ) -> Plan:
         vocab = self.vocab
         text = without_fillers(query)
-        language = detect(text)
-        if not language.english:
-            why = f"not English: {language.reason}; {ONLY_ENGLISH}"
-            return Plan(query, None, [PartPlan(text, [], why, "language")])
+        tongues, english = self._tongues(language, text)
+        if source in ("auto", "ha", "forecast"):
+            whole = self._recognize(text, tongues, area)
+            if whole is not None and source in ("auto", whole.source):
+                return Plan(query, None, [self._intent_part(text, whole)])
+        if not english and source == "auto":
+            return self._foreign(query, text, tongues, area)
         follow_of: str | None = None
         inherited: list[str] | None = None
         previous = self.conversations.get(conversation_id)
@@ -479,8 +614,10 @@ class Router:
         pieces = carry_subject(decompose(body, self._strong), self._strong)
         if source != "auto":
             parts = [PartPlan(p, [source], "requested", "explicit") for p in pieces]
+        elif len(pieces) == 1 and condition is None:
+            parts = [self.decide(pieces[0])]  # read whole above already
         else:
-            parts = [self.decide(p) for p in pieces]
+            parts = [self._home_part(p, tongues, area) for p in pieces]
         return Plan(query, condition, parts)
 
     def _home_condition(self, cond: ConditionPlan) -> ConditionPlan:
@@ -491,14 +628,29 @@ class Router:
             return dataclasses.replace(cond, kind="ha")
         return cond
 
-    def route(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
+    def route(
+        self,
+        query: str,
+        conversation_id: str | None = None,
+        language: str | None = None,
+        area: str | None = None,
+    ) -> dict[str, Any]:
         """The decision for a question, without running any source (blocking on the model)."""
-        return self.plan(query, conversation_id=conversation_id).to_dict()
+        plan = self.plan(query, conversation_id=conversation_id, language=language, area=area)
+        return plan.to_dict()
 
-    async def route_async(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
+    async def route_async(
+        self,
+        query: str,
+        conversation_id: str | None = None,
+        language: str | None = None,
+        area: str | None = None,
+    ) -> dict[str, Any]:
         """``route`` for the event loop: the embedding model is awaited, never waited on."""
         await self._refresh_async_names()
-        plan = await self._plan_async(query, conversation_id=conversation_id)
+        plan = await self._plan_async(
+            query, conversation_id=conversation_id, language=language, area=area
+        )
         return plan.to_dict()
 
     # --- running ---------------------------------------------------------------------
@@ -509,9 +661,11 @@ class Router:
         settings = self.core.settings.routing
         deadline_at = time.monotonic() + settings.deadline
         ctx = QueryContext(now=datetime.now(UTC), conversation_id=req.conversation_id)
+        if req.area:
+            ctx.hints[AREA] = req.area
         await self._refresh_async_names()
         plan = await self._plan_async(
-            req.query, req.source, req.fusion_sources, req.conversation_id
+            req.query, req.source, req.fusion_sources, req.conversation_id, req.language, req.area
         )
         verdict_run: tuple[Verdict, SourceRun] | None = None
         outcomes: list[PartOutcome] | tuple[PartOutcome, ...]
@@ -565,6 +719,8 @@ class Router:
         source: str = "auto",
         fusion_sources: list[str] | None = None,
         conversation_id: str | None = None,
+        language: str | None = None,
+        area: str | None = None,
     ) -> Plan:
         """Plan without blocking the event loop on the embedding model.
 
@@ -574,7 +730,7 @@ class Router:
         questions are planned on words.
         """
         return await self._unblocked(
-            lambda: self._decide(query, source, fusion_sources, conversation_id)
+            lambda: self._decide(query, source, fusion_sources, conversation_id, language, area)
         )
 
     async def _unblocked[T](self, decide: Callable[[], T]) -> T:
@@ -651,7 +807,13 @@ class Router:
         self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
     ) -> PartOutcome:
         if part.mode == "language":
-            return PartOutcome(part.query, ONLY_ENGLISH, "none")
+            return PartOutcome(part.query, _not_understood(part.language), "none")
+        if part.mode == "intent":
+            read = await self._run_intent(index, part, ctx)
+            if read is not None:
+                return read
+            # Recognised but nothing to read now (the entity left): the router's own rules.
+            part = await self._unblocked(functools.partial(self._instead_of_intent, part))
         if part.mode == "fusion" and len(part.sources) > 1:
             return await self._run_fusion(index, part, ctx, deadline_at)
         if part.mode == "default":
@@ -659,6 +821,44 @@ class Router:
         else:
             chain, reason = self._chain(part.sources[0]), part.reason
         return await self._run_chain(index, part, chain, reason, ctx, deadline_at)
+
+    async def _run_intent(
+        self, index: int, part: PartPlan, ctx: QueryContext
+    ) -> PartOutcome | None:
+        """A part HA's grammar read: answered from the live states with HA's semantics."""
+        rec = part.recognized
+        source = self.core.sources.get(rec.source) if rec is not None else None
+        if rec is None or (rec.intent not in _CLOCK and (source is None or not source.configured)):
+            return None
+        started = time.perf_counter()
+        reader = self.reader()
+        await reader.prepare(rec.language)
+        area = ctx.hints.get(AREA)
+        reading = reader.answer(
+            rec, area if isinstance(area, str) else None, self._local_now(ctx.now)
+        )
+        if reading is None:
+            return None
+        ms = (time.perf_counter() - started) * 1000
+        evidence = _intent_evidence(reading)
+        return PartOutcome(
+            part.query,
+            reading.text,
+            rec.source,
+            [SourceRun(rec.source, "ok", ms, part.reason, part=index)],
+            [e.citation() for e in evidence[:MAX_CITATIONS]],
+            answered_by=[rec.source],
+        )
+
+    def _instead_of_intent(self, part: PartPlan) -> PartPlan:
+        """The router's own plan for a recognised part its intent could not answer."""
+        if part.language in (None, "en"):
+            return self.decide(part.query)
+        names = [n for n in ANY_LANGUAGE if self._configured(n)]
+        why = f"{part.reason}, but nothing it names can answer now"
+        if not names:
+            return PartPlan(part.query, [], why, "language", language=part.language)
+        return PartPlan(part.query, names, why, "fusion" if len(names) > 1 else "single")
 
     def _chain(self, first: str) -> list[str]:
         fallback = self.core.settings.routing.fallback
@@ -962,6 +1162,61 @@ def _topics(sc: Scores, strong: list[str]) -> str:
         if sc.totals.get(source, 0.0) >= MATCH and source not in strong
     ]
     return f" (only the topic: {'; '.join(notes)})" if notes else ""
+
+
+_CLOCK = frozenset({"HassGetCurrentTime", "HassGetCurrentDate"})
+
+
+class _EmptyHome:
+    """No Home Assistant: no states or names, only the clock for the grammar."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, dict[str, Any]] = {}
+        self.registries = _NoRegistries()
+
+    def area_id_of(self, entity_id: str) -> str | None:
+        """No areas."""
+        return None
+
+
+@dataclass(slots=True)
+class _NoRegistries:
+    areas: dict[str, dict[str, Any]] = field(default_factory=dict)
+    devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    entities: dict[str, dict[str, Any]] = field(default_factory=dict)
+    floors: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+_EMPTY_HOME = _EmptyHome()
+
+
+def _intent_evidence(reading: Reading) -> list[Evidence]:
+    """Each state an intent's answer rests on, as evidence with its entity id."""
+    source = reading.recognized.source
+    out = []
+    for state in reading.states:
+        entity_id = str(state["entity_id"])
+        name = reading.names.get(entity_id, entity_id)
+        unit = (state.get("attributes") or {}).get("unit_of_measurement")
+        value = f"{state.get('state')} {unit}" if unit else str(state.get("state"))
+        out.append(
+            Evidence(
+                source,
+                name,
+                f"{name}: {value}",
+                ref=entity_id,
+                score=1.0,
+                timestamp=state.get("last_changed"),
+            )
+        )
+    return out
+
+
+def _not_understood(language: str | None) -> str:
+    """What is said when nothing reads a question's language: HA's own words for it."""
+    loaded = grammar.load(language) if language else None
+    said = loaded.error("no_intent") if loaded is not None else None
+    return said or ONLY_ENGLISH
 
 
 def _nothing(runs: list[SourceRun]) -> str:

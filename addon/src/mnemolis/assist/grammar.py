@@ -1,0 +1,96 @@
+"""The question intents of Home Assistant's grammar, loaded once per language."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from hassil import Intents
+from home_assistant_intents import get_intents, get_languages
+
+# Mnemolis reads the home; it never switches it, so only the question intents load.
+QUESTION_INTENTS = frozenset(
+    {
+        "HassGetState",
+        "HassClimateGetTemperature",
+        "HassGetWeather",
+        "HassGetCurrentTime",
+        "HassGetCurrentDate",
+    }
+)
+_TAG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    """One language's question intents, their response templates and error texts."""
+
+    language: str
+    intents: Intents
+    responses: dict[str, dict[str, str]]
+    errors: dict[str, str]
+
+    def response(self, intent: str, key: str | None) -> str | None:
+        """The response template HA renders for an intent's response key."""
+        table = self.responses.get(intent) or {}
+        return table.get(key or "default") or table.get("default")
+
+    def error(self, key: str) -> str | None:
+        """An error text template (``no_entity``, ``no_area``, …)."""
+        return self.errors.get(key)
+
+
+@functools.cache
+def languages() -> tuple[str, ...]:
+    """Every language the installed grammar has (``en``, ``de``, ``pt-BR``, …)."""
+    return tuple(get_languages())
+
+
+def resolve(tag: str | None) -> str | None:
+    """The grammar's language for a BCP 47 tag (``de-AT`` → ``de``), or None if it has none."""
+    if not tag or not _TAG.match(tag.strip()):
+        return None
+    parts = tag.strip().replace("_", "-").split("-")
+    known = {code.lower(): code for code in languages()}
+    primary = parts[0].lower()
+    # Script or region subtags the package names (pt-BR, zh-HK, sr-Latn, de-CH) first.
+    for sub in parts[1:]:
+        hit = known.get(f"{primary}-{sub.lower()}")
+        if hit is not None:
+            return hit
+    if primary in known:
+        return known[primary]
+    for code in languages():  # "zh" → zh-CN: the first regional form
+        if code.lower().startswith(primary + "-"):
+            return code
+    return None
+
+
+def load(language: str) -> Grammar | None:
+    """The question grammar of a language the package has (parsed once, then shared)."""
+    with _LOCK:  # a first question and a warm-up may both ask for the same language
+        return _load(language)
+
+
+@functools.cache
+def _load(language: str) -> Grammar | None:
+    data: dict[str, Any] | None = get_intents(language)
+    if not data:
+        return None
+    intents = {k: v for k, v in (data.get("intents") or {}).items() if k in QUESTION_INTENTS}
+    if not intents:
+        return None
+    parsed = Intents.from_dict({**data, "intents": intents})
+    responses = data.get("responses") or {}
+    return Grammar(
+        language=language,
+        intents=parsed,
+        responses={
+            k: dict(v) for k, v in (responses.get("intents") or {}).items() if k in QUESTION_INTENTS
+        },
+        errors=dict(responses.get("errors") or {}),
+    )

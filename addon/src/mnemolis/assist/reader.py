@@ -1,0 +1,249 @@
+"""Read a question with Home Assistant's grammar and answer it from the home's states.
+
+Recognition needs only the names (the slot lists are rebuilt when entities, names,
+areas or floors change, never per question); the answer is computed from the live
+states when it is asked, so a plan that was decided once stays right.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from hassil import RecognizeResult, SlotList, recognize_ranked
+
+from . import grammar, slots
+from .handlers import Handled, IntentFailed, handle
+from .home import Home, state_name
+from .render import RenderError, render
+from .targets import Preferences, find_areas
+
+_LOGGER = logging.getLogger(__name__)
+
+# The intents whose answer is the weather, not a device: the ``forecast`` source's.
+WEATHER_INTENTS = frozenset({"HassGetWeather"})
+MAX_TEXT = 300  # characters: a question for the grammar is one short sentence
+
+
+@dataclass(frozen=True, slots=True)
+class Recognized:
+    """A question part the grammar recognised, in a language, as an intent."""
+
+    language: str
+    intent: str
+    result: RecognizeResult
+
+    @property
+    def source(self) -> str:
+        """The source that answers it: the weather is ``forecast``'s, the rest ``ha``'s."""
+        return "forecast" if self.intent in WEATHER_INTENTS else "ha"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A recognised question answered: the words, and the states they rest on."""
+
+    recognized: Recognized
+    text: str
+    handled: Handled
+    names: dict[str, str]
+
+    @property
+    def states(self) -> list[dict[str, Any]]:
+        """The states the answer speaks of."""
+        return self.handled.states
+
+
+Fetch = Callable[[str], Awaitable[dict[str, str]]]
+
+
+class AssistReader:
+    """HA's grammar over one home: recognition, HA's semantics, HA's response templates."""
+
+    def __init__(
+        self,
+        home: Home,
+        *,
+        version: Callable[[], object] = lambda: None,
+        exposed: Callable[[], dict[str, bool] | None] | None = None,
+        weather_entity: Callable[[], str | None] = lambda: None,
+        fetch_translations: Fetch | None = None,
+    ) -> None:
+        self.home = home
+        self._version = version
+        self._exposed = exposed
+        self._weather_entity = weather_entity
+        self._fetch = fetch_translations
+        self._lists: tuple[object, dict[str, SlotList], tuple[str, ...]] | None = None
+        self._translations: dict[str, dict[str, str]] = {}
+
+    # --- names -----------------------------------------------------------------------
+
+    def _slot_lists(self) -> tuple[dict[str, SlotList], tuple[str, ...]]:
+        """The lists and the entity ids they name, rebuilt only when names change."""
+        exposure = self._exposed() if self._exposed is not None else None
+        key = (self._version(), id(exposure), len(self.home.states))
+        if self._lists is None or self._lists[0] != key:
+            test = (lambda e: bool(exposure.get(e))) if exposure else None
+            lists = slots.build(self.home, test)
+            self._lists = (key, lists, tuple(slots.visible(self.home, test)))
+        return self._lists[1], self._lists[2]
+
+    def area_preferences(self, area: str | None) -> tuple[Preferences, dict[str, Any] | None]:
+        """Where the question was heard (an area id, name or alias): "in here" and ties."""
+        if not area:
+            return Preferences(), None
+        found = find_areas(self.home, area)
+        if not found:
+            return Preferences(), None
+        entry = found[0]
+        name = str(entry.get("name") or area)
+        prefs = Preferences(area_id=str(entry.get("area_id")))
+        return prefs, {"area": {"value": name, "text": name}}
+
+    # --- recognising -----------------------------------------------------------------
+
+    def recognize(
+        self, text: str, languages: Iterable[str], area: str | None, now: datetime
+    ) -> Recognized | None:
+        """The first reading, in the first language that has one, that names real things.
+
+        hassil ranks its parses; a parse whose handler finds nothing it may answer for
+        (a temperature asked of a sensor the climate intent cannot read) gives way to
+        the next, as HA's own ranking intends ("callers may look past the best").
+        """
+        if not text.strip() or len(text) > MAX_TEXT:
+            return None
+        lists, ids = self._slot_lists()
+        prefs, context = self.area_preferences(area)
+        for language in dict.fromkeys(languages):
+            loaded = grammar.load(language)
+            if loaded is None:
+                continue
+            ranked = recognize_ranked(
+                text,
+                loaded.intents,
+                slot_lists=lists,
+                intent_context=context,
+                language=language,
+                best_slot_name="name",
+            )
+            for result in ranked:
+                try:
+                    handle(result, self.home, ids, prefs, now, self._weather_entity())
+                except IntentFailed:
+                    continue
+                return Recognized(language, result.intent.name, result)
+        return None
+
+    # --- answering -------------------------------------------------------------------
+
+    async def prepare(self, language: str) -> None:
+        """Fetch HA's state words for a language once (the UI's "Normal", "Erkannt")."""
+        if language in self._translations or self._fetch is None:
+            return
+        try:
+            self._translations[language] = await self._fetch(language)
+        except Exception as err:  # raw states are still right, only less natural
+            _LOGGER.info("no state translations for %s from Home Assistant: %s", language, err)
+            self._translations[language] = {}
+
+    def answer(self, recognized: Recognized, area: str | None, now: datetime) -> Reading | None:
+        """Answer a recognised intent from the states as they are now; None if it cannot."""
+        loaded = grammar.load(recognized.language)
+        if loaded is None:
+            return None
+        _, ids = self._slot_lists()
+        prefs, _ = self.area_preferences(area)
+        try:
+            handled = handle(recognized.result, self.home, ids, prefs, now, self._weather_entity())
+        except IntentFailed as err:
+            _LOGGER.debug("%s recognised but not answerable: %s", recognized.intent, err)
+            return None
+        template = loaded.response(handled.intent, handled.response_key)
+        if template is None:
+            return None
+        entries = self.home.registries.entities
+        names = {s["entity_id"]: state_name(s, entries.get(s["entity_id"])) for s in handled.states}
+        words = self._translations.get(recognized.language) or {}
+
+        def say(text: str) -> str:
+            return render(
+                text,
+                handled.slots,
+                handled.matched,
+                handled.unmatched,
+                self.home.states,
+                names=lambda s: names.get(s["entity_id"]) or state_name(s, None),
+                translate=lambda s: translated(words, s),
+            )
+
+        try:
+            text = say(template)
+            statement = _statement(loaded, recognized.result, handled)
+            if statement is not None and text:
+                # "No, closed" names nothing; say which device: "No, Garage door is closed".
+                polarity = text.split(",", 1)[0].strip()
+                if " " not in polarity:
+                    text = f"{polarity}, {say(statement)}"
+        except RenderError as err:
+            _LOGGER.warning("%s response template failed: %s", recognized.language, err)
+            return None
+        if not text:
+            return None
+        return Reading(recognized, text, handled, names)
+
+
+def _statement(loaded: grammar.Grammar, result: RecognizeResult, handled: Handled) -> str | None:
+    """For a yes/no question about one named device, the template that states its state
+    ("{{ slots.name }} is {{ state.state_with_unit }}"), in the question's language."""
+    if handled.intent != "HassGetState" or len(handled.states) != 1:
+        return None
+    if "name" not in result.entities or "state" not in result.entities:
+        return None
+    templates = loaded.responses.get(handled.intent) or {}
+    if (handled.response_key or "default") not in templates:
+        return None
+    return _statement_template(loaded.language, templates)
+
+
+def _statement_template(language: str, templates: dict[str, str]) -> str | None:
+    key = _STATEMENTS.get(language)
+    if key is None:
+        key = _STATEMENTS[language] = next(
+            (
+                k
+                for k, t in sorted(templates.items(), key=lambda kv: kv[0] != "one")
+                if "slots.name" in t and "state_with_unit" in t and "query" not in t
+            ),
+            "",
+        )
+    return templates.get(key) if key else None
+
+
+_STATEMENTS: dict[str, str] = {}
+
+
+def translated(words: dict[str, str], state: dict[str, Any]) -> str | None:
+    """HA's own word for a state in the UI's language (``entity_component`` translations)."""
+    if not words:
+        return None
+    domain = str(state["entity_id"]).split(".", 1)[0]
+    raw = str(state.get("state"))
+    device_class = (state.get("attributes") or {}).get("device_class") or "_"
+    prefix = f"component.{domain}.entity_component."
+    return words.get(f"{prefix}{device_class}.state.{raw}") or words.get(f"{prefix}_.state.{raw}")
+
+
+def candidates(
+    requested: str | None, home_language: str | None, detected: Sequence[str]
+) -> list[str]:
+    """The grammar languages to try, most likely first: asked, detected, the home's, English."""
+    if requested:
+        code = grammar.resolve(requested)
+        return [code] if code else []
+    out = [grammar.resolve(c) for c in (*detected, home_language, "en")]
+    return list(dict.fromkeys(c for c in out if c))

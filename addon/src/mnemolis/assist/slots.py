@@ -1,0 +1,70 @@
+"""The ``name``, ``area`` and ``floor`` lists hassil fills, built from HA's registries.
+
+As HA's default conversation agent builds them: every entity's name and aliases with
+its domain and device class as context (the grammar's ``requires_context`` picks the
+battery "Phone" for "is the phone battery low"), areas and floors with their aliases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from hassil import SlotList, TextSlotList
+
+from .home import Home, state_name
+
+# Attributes HA passes as recognition context (conversation/const.py).
+CONTEXT_ATTRIBUTES = ("device_class",)
+
+
+def visible(home: Home, exposed: Callable[[str], bool] | None = None) -> Iterable[str]:
+    """Entity ids a question may name: not hidden or disabled, and exposed when asked."""
+    entries = home.registries.entities
+    for entity_id in home.states:
+        entry = entries.get(entity_id) or {}
+        if entry.get("hidden_by") or entry.get("disabled_by"):
+            continue
+        if exposed is not None and not exposed(entity_id):
+            continue
+        yield entity_id
+
+
+def build(home: Home, exposed: Callable[[str], bool] | None = None) -> dict[str, SlotList]:
+    """The slot lists for one version of the home's names."""
+    names: list[tuple[str, str, dict[str, Any]]] = []
+    entries = home.registries.entities
+    for entity_id in visible(home, exposed):
+        state = home.states[entity_id]
+        entry = entries.get(entity_id)
+        context: dict[str, Any] = {"domain": entity_id.split(".", 1)[0]}
+        attrs = state.get("attributes") or {}
+        for attr in CONTEXT_ATTRIBUTES:
+            if attr in attrs:
+                context[attr] = attrs[attr]
+        for alias in (entry or {}).get("aliases") or []:
+            if isinstance(alias, str) and alias.strip():
+                names.append((alias.strip(), alias.strip(), context))
+        name = state_name(state, entry)
+        names.append((name, name, context))
+    areas: list[tuple[str, str]] = []
+    for area in home.registries.areas.values():
+        area_name = str(area.get("name") or "")
+        if area_name:
+            areas.append((area_name, area_name))
+        areas += [(a.strip(), a.strip()) for a in _aliases(area)]
+    floors: list[tuple[str, str]] = []
+    for floor in home.registries.floors.values():
+        floor_name = str(floor.get("name") or "")
+        if floor_name:
+            floors.append((floor_name, floor_name))
+            floors += [(a.strip(), floor_name) for a in _aliases(floor)]
+    return {
+        "name": TextSlotList.from_tuples(names, allow_template=False),
+        "area": TextSlotList.from_tuples(areas, allow_template=False),
+        "floor": TextSlotList.from_tuples(floors, allow_template=False),
+    }
+
+
+def _aliases(entry: dict[str, Any]) -> list[str]:
+    return [a for a in entry.get("aliases") or [] if isinstance(a, str) and a.strip()]
