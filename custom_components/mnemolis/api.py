@@ -78,6 +78,8 @@ class MnemolisStats:
     sources: dict[str, SourceState] = field(default_factory=dict)
     max_query_chars: int = DEFAULT_MAX_QUERY_CHARS
     search_deadline_s: float | None = None
+    # Languages the server reads home questions in (HA's grammar); empty from an older one.
+    languages: list[str] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -119,6 +121,7 @@ class MnemolisStats:
                 sources=sources,
                 max_query_chars=int(max_query) if max_query else DEFAULT_MAX_QUERY_CHARS,
                 search_deadline_s=float(deadline) if deadline else None,
+                languages=[str(x) for x in data.get("languages") or [] if isinstance(x, str)],
                 raw=dict(data),
             )
         except (AttributeError, KeyError, TypeError, ValueError) as err:
@@ -197,13 +200,19 @@ class MnemolisClient:
         source: str = "auto",
         fusion_sources: list[str] | None = None,
         conversation_id: str | None = None,
+        language: str | None = None,
+        area: str | None = None,
     ) -> dict[str, Any]:
-        """One routed question (``POST /search``)."""
+        """One routed question (``POST /search``), in a language, heard in an area."""
         payload: dict[str, Any] = {"query": query, "source": source}
         if fusion_sources and source == "fusion":
             payload["fusion_sources"] = list(fusion_sources)
         if conversation_id:
             payload["conversation_id"] = conversation_id[:200]
+        if language and language != "*":
+            payload["language"] = language
+        if area:
+            payload["area"] = area
         body = await self._request("POST", "/search", json=payload, timeout=self.search_timeout)
         return _as_dict(body, "/search")
 

@@ -8,6 +8,7 @@ from typing import Literal
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
@@ -24,6 +25,7 @@ from .services import async_search, max_query_chars
 
 PARALLEL_UPDATES = 0
 
+# What a server that does not list its languages (an older one) answers in.
 SUPPORTED_LANGUAGES = ["en"]
 
 # Sentences and characters a spoken answer may use, per response-length option.
@@ -148,8 +150,19 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
-        """English: the router's routing words, spoken forms and apologies are English."""
-        return SUPPORTED_LANGUAGES
+        """The languages the server reads home questions in (Home Assistant's own grammar,
+        as its stats list them); English from a server that does not list them."""
+        stats = self.entry.runtime_data.coordinator.data
+        return (
+            list(stats.languages) if stats is not None and stats.languages else SUPPORTED_LANGUAGES
+        )
+
+    def _heard_in(self, device_id: str | None) -> str | None:
+        """The area of the device that heard the question (a voice satellite): "in here"."""
+        if not device_id:
+            return None
+        device = dr.async_get(self.hass).async_get(device_id)
+        return device.area_id if device is not None else None
 
     async def _async_handle_message(
         self,
@@ -159,7 +172,12 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
         """Send the utterance (with the conversation id) to ``POST /search``."""
         response = intent.IntentResponse(language=user_input.language)
         try:
-            speech = await self._answer(user_input.text, chat_log.conversation_id)
+            speech = await self._answer(
+                user_input.text,
+                chat_log.conversation_id,
+                user_input.language,
+                self._heard_in(user_input.device_id),
+            )
         except HomeAssistantError as err:
             # What a person said stays out of the log at warning level (privacy).
             LOGGER.warning("Mnemolis could not answer: %s", err)
@@ -177,12 +195,16 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
             continue_conversation=chat_log.continue_conversation,
         )
 
-    async def _answer(self, text: str, conversation_id: str) -> str:
+    async def _answer(
+        self, text: str, conversation_id: str, language: str | None, area: str | None
+    ) -> str:
         options = self.entry.options
         limit = max_query_chars(self.entry)
         if len(text) > limit:
             return TOO_LONG.format(length=len(text), limit=limit)
-        body = await async_search(self.entry, text, conversation_id=conversation_id)
+        body = await async_search(
+            self.entry, text, conversation_id=conversation_id, language=language, area=area
+        )
         length = options.get(CONF_RESPONSE_LENGTH, DEFAULT_RESPONSE_LENGTH)
         # The server's spoken form is already voice-friendly; "full" speaks the whole result.
         if length == "full":

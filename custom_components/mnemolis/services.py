@@ -25,10 +25,12 @@ from .api import (
     MnemolisResponseError,
 )
 from .const import (
+    ATTR_AREA,
     ATTR_CONFIG_ENTRY_ID,
     ATTR_CONTENT,
     ATTR_DATABASE,
     ATTR_FUSION_SOURCES,
+    ATTR_LANGUAGE,
     ATTR_QUERY,
     ATTR_SOURCE,
     ATTR_TAGS,
@@ -51,6 +53,8 @@ SEARCH_SCHEMA = vol.Schema(
         vol.Required(ATTR_QUERY): vol.All(cv.string, vol.Length(min=1)),
         vol.Optional(ATTR_SOURCE): vol.In([*SEARCH_MODES, *SOURCE_NAMES]),
         vol.Optional(ATTR_FUSION_SOURCES): vol.All(cv.ensure_list, [vol.In(SOURCE_NAMES)]),
+        vol.Optional(ATTR_LANGUAGE): cv.string,
+        vol.Optional(ATTR_AREA): cv.string,
     }
 )
 REMEMBER_SCHEMA = vol.Schema(
@@ -148,6 +152,8 @@ async def async_search(
     source: str | None = None,
     fusion_sources: list[str] | None = None,
     conversation_id: str | None = None,
+    language: str | None = None,
+    area: str | None = None,
 ) -> dict[str, Any]:
     """Ask the router; the full ``POST /search`` body."""
     limit = max_query_chars(entry)
@@ -160,7 +166,12 @@ async def async_search(
     source, fusion_sources = search_target(entry, source, fusion_sources)
     try:
         return await entry.runtime_data.client.search(
-            query, source=source, fusion_sources=fusion_sources, conversation_id=conversation_id
+            query,
+            source=source,
+            fusion_sources=fusion_sources,
+            conversation_id=conversation_id,
+            language=language,
+            area=area,
         )
     except MnemolisError as err:
         raise translate_error(entry, err) from err
@@ -185,6 +196,8 @@ async def _search_service(call: ServiceCall) -> ServiceResponse:
         call.data[ATTR_QUERY],
         source=call.data.get(ATTR_SOURCE),
         fusion_sources=call.data.get(ATTR_FUSION_SOURCES),
+        language=call.data.get(ATTR_LANGUAGE),
+        area=call.data.get(ATTR_AREA),
     )
     return {
         "result": body.get("result", ""),

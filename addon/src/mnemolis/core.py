@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 
 from . import __version__
+from .assist import grammar
 from .errors import ConfigError
 from .metrics import Metrics
 from .models import SearchResult
@@ -186,13 +187,25 @@ class Mnemolis:
         self.querylog.record(result)
         return result
 
-    def route(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
+    def route(
+        self,
+        query: str,
+        conversation_id: str | None = None,
+        language: str | None = None,
+        area: str | None = None,
+    ) -> dict[str, Any]:
         """The routing decision for a question, without running sources."""
-        return self.router.route(query, conversation_id)
+        return self.router.route(query, conversation_id, language, area)
 
-    async def route_async(self, query: str, conversation_id: str | None = None) -> dict[str, Any]:
+    async def route_async(
+        self,
+        query: str,
+        conversation_id: str | None = None,
+        language: str | None = None,
+        area: str | None = None,
+    ) -> dict[str, Any]:
         """``route`` from the event loop (``GET /api/route``): never blocks on the model."""
-        return await self.router.route_async(query, conversation_id)
+        return await self.router.route_async(query, conversation_id, language, area)
 
     async def list_sources(self) -> list[dict[str, Any]]:
         """Every source with enabled, configured, healthy and last error."""
@@ -220,6 +233,9 @@ class Mnemolis:
             "last_source": self.stats.last_source,
             "last_query_at": self.stats.last_query_at,
             "documents_indexed": documents,
+            # Languages home questions are read in (HA's grammar); the integration's
+            # agent declares them to Assist.
+            "languages": list(grammar.languages()),
             "sources": {
                 s["name"]: {
                     "configured": s["configured"],

@@ -113,6 +113,13 @@ def _state(
     if not match.ok and match.reason is not None and not match.reason.no_entities:
         raise IntentFailed(match.reason, constraints)
     wanted = _listed(slots.get("state"))
+    if not match.ok and match.reason in (Reason.DOMAIN, Reason.DEVICE_CLASS):
+        # The home models the thing otherwise: doors as contact sensors, people as
+        # trackers. Asked of what it has, not answered "none" for what it lacks.
+        widened = _as_the_home_has(constraints, wanted)
+        if widened is not None:
+            match = match_targets(home, entity_ids, widened[0], prefs)
+            wanted = widened[1]
     handled = Handled(name, key, said, areas=match.areas, floors=match.floors)
     for state in match.states:
         if not wanted or state.get("state") in wanted:
@@ -120,6 +127,43 @@ def _state(
         else:
             handled.unmatched.append(state)
     return handled
+
+
+# Covers the grammar asks about, and the contact sensors homes have for them instead.
+_SENSED_COVERS = {
+    "door": "door",
+    "garage": "garage_door",
+    "window": "window",
+    "gate": "opening",
+}
+_SENSED_STATES = {"open": "on", "opening": "on", "closed": "off", "closing": "off"}
+
+
+def _as_the_home_has(
+    constraints: Constraints, wanted: set[str] | None
+) -> tuple[Constraints, set[str] | None] | None:
+    """The same question of the entities a home uses instead of the ones it lacks."""
+    if constraints.name:
+        return None
+    domains = set(constraints.domains or ())
+    classes = set(constraints.device_classes or ())
+    if domains == {"cover"} and classes and classes <= set(_SENSED_COVERS):
+        sensed = Constraints(
+            area_name=constraints.area_name,
+            floor_name=constraints.floor_name,
+            domains={"binary_sensor"},
+            device_classes={_SENSED_COVERS[c] for c in classes},
+        )
+        states = {_SENSED_STATES.get(s, s) for s in wanted} if wanted else None
+        return sensed, states
+    if domains == {"person"} and not classes:
+        trackers = Constraints(
+            area_name=constraints.area_name,
+            floor_name=constraints.floor_name,
+            domains={"device_tracker"},
+        )
+        return trackers, wanted
+    return None
 
 
 def _weather(

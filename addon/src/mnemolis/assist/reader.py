@@ -26,6 +26,7 @@ _LOGGER = logging.getLogger(__name__)
 # The intents whose answer is the weather, not a device: the ``forecast`` source's.
 WEATHER_INTENTS = frozenset({"HassGetWeather"})
 MAX_TEXT = 300  # characters: a question for the grammar is one short sentence
+BARE_STATE_WORDS = 2  # "No, update available": a yes/no that names no device
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,10 +171,10 @@ class AssistReader:
         names = {s["entity_id"]: state_name(s, entries.get(s["entity_id"])) for s in handled.states}
         words = self._translations.get(recognized.language) or {}
 
-        def say(text: str) -> str:
+        def say(text: str, slots: dict[str, Any] | None = None) -> str:
             return render(
                 text,
-                handled.slots,
+                slots if slots is not None else handled.slots,
                 handled.matched,
                 handled.unmatched,
                 self.home.states,
@@ -186,9 +187,13 @@ class AssistReader:
             statement = _statement(loaded, recognized.result, handled)
             if statement is not None and text:
                 # "No, closed" names nothing; say which device: "No, Garage door is closed".
-                polarity = text.split(",", 1)[0].strip()
-                if " " not in polarity:
-                    text = f"{polarity}, {say(statement)}"
+                # A longer answer ("No, su estado es normal") is said as HA says it.
+                polarity, _, rest = text.partition(",")
+                if " " not in polarity.strip() and len(rest.split()) <= BARE_STATE_WORDS:
+                    # Named as the home names it ("Garage Door"), not as it was said.
+                    own = names.get(handled.states[0]["entity_id"])
+                    slots = {**handled.slots, "name": own} if own else handled.slots
+                    text = f"{polarity.strip()}, {say(statement, slots)}"
         except RenderError as err:
             _LOGGER.warning("%s response template failed: %s", recognized.language, err)
             return None

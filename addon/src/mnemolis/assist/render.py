@@ -86,6 +86,9 @@ def _env() -> ImmutableSandboxedEnvironment:
     )
     # The number helpers HA's template engine adds as functions as well as filters.
     env.globals.update(float=_float, int=_int, round=_round, abs=abs)
+    # A name begins the sentence: its first letter up, the rest as the name has it
+    # ("Living Room Lamp", not Jinja's "Living room lamp").
+    env.filters["capitalize"] = lambda value: str(value)[:1].upper() + str(value)[1:]
     return env
 
 

@@ -27,6 +27,8 @@ def visible(home: Home, exposed: Callable[[str], bool] | None = None) -> Iterabl
             continue
         if exposed is not None and not exposed(entity_id):
             continue
+        if (home.states[entity_id].get("attributes") or {}).get("mode") == "password":
+            continue  # a password text helper is never read out
         yield entity_id
 
 

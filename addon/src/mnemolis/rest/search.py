@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..errors import InvalidArgument
-from ..requestmodels import SearchRequest
+from ..requestmodels import SearchRequest, limits_context, parse_request
 from . import keys
 from .registry import Access, RouteTable, json_response, read_body
 
@@ -35,6 +35,8 @@ async def search(request: web.Request) -> web.Response:
     query={
         "query": "The question to route",
         "conversation_id": "Route it as the next question of this conversation (follow-ups)",
+        "language": "BCP 47 tag of the question's language (detected when absent)",
+        "area": "HA area id or name where the question was heard",
     },
 )
 async def route(request: web.Request) -> web.Response:
@@ -45,4 +47,8 @@ async def route(request: web.Request) -> web.Response:
     conversation = request.query.get("conversation_id") or None
     if conversation is not None and len(conversation) > MAX_CONVERSATION_ID:
         raise InvalidArgument(f"conversation_id is longer than {MAX_CONVERSATION_ID} characters")
-    return json_response(await request.app[keys.CORE].route_async(query, conversation))
+    core = request.app[keys.CORE]
+    # The same rules as POST /search for the language tag and the area.
+    asked = {k: request.query[k] for k in ("language", "area") if request.query.get(k)}
+    req = parse_request(SearchRequest, {"query": query, **asked}, limits_context(core.settings))
+    return json_response(await core.route_async(query, conversation, req.language, req.area))

@@ -156,8 +156,8 @@ class Router:
                 home,
                 version=(lambda: getattr(home, "names_version", 0)),
                 exposed=(
-                    home.exposed_to_assist
-                    if home is ha and self.core.settings.ha.exposure == "assist"
+                    ha.exposed_to_assist
+                    if ha is not None and home is ha and self.core.settings.ha.exposure == "assist"
                     else None
                 ),
                 weather_entity=lambda: forecast.entity_id,
@@ -563,9 +563,13 @@ class Router:
         text = without_fillers(query)
         tongues, english = self._tongues(language, text)
         if source in ("auto", "ha", "forecast"):
-            whole = self._recognize(text, tongues, area)
+            # The grammar has its own skip words; the router's fillers are English ("er").
+            asked = query.strip()
+            whole = self._recognize(asked, tongues, area)
+            if whole is None and english and text != asked:
+                whole = self._recognize(asked := text, tongues, area)
             if whole is not None and source in ("auto", whole.source):
-                return Plan(query, None, [self._intent_part(text, whole)])
+                return Plan(query, None, [self._intent_part(asked, whole)])
         if not english and source == "auto":
             return self._foreign(query, text, tongues, area)
         follow_of: str | None = None
