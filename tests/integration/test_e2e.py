@@ -149,7 +149,7 @@ async def real_server(
     return await launch(env, _ha_healthy)
 
 
-async def _pipeline_answer(base_url: str, token: str, text: str) -> str:
+async def _pipeline_answer(base_url: str, token: str, text: str, language: str = "en") -> str:
     """Create a text pipeline with Mnemolis as its agent and run it over HA's websocket API."""
     async with (
         aiohttp.ClientSession() as session,
@@ -162,10 +162,10 @@ async def _pipeline_answer(base_url: str, token: str, text: str) -> str:
             {
                 "id": 1,
                 "type": "assist_pipeline/pipeline/create",
-                "name": "Mnemolis",
-                "language": "en",
+                "name": f"Mnemolis {language}",
+                "language": language,
                 "conversation_engine": "conversation.mnemolis",
-                "conversation_language": "en",
+                "conversation_language": language,
                 "stt_engine": None,
                 "stt_language": None,
                 "tts_engine": None,
@@ -366,3 +366,65 @@ async def test_addon_discovery_sets_up_the_integration(
         assert reindexed == {"reindexed": ["mnemolis-docs"]}
     finally:
         await supervisor.close()
+
+
+@pytest.fixture
+async def ha_with_frontend_url(
+    socket_enabled: None, hass: HomeAssistant, aiohttp_client: ClientSessionGenerator
+) -> str:
+    """HA's API with its frontend loaded (its translations say how a state is said)."""
+    for component in ("websocket_api", "config", "conversation", "assist_pipeline", "frontend"):
+        assert await async_setup_component(hass, component, {})
+    for component in ("binary_sensor", "lock"):
+        assert await async_setup_component(hass, component, {})
+    client = await aiohttp_client(hass.http.app)
+    return f"http://127.0.0.1:{client.server.port}"
+
+
+@pytest.mark.slow
+async def test_a_german_home_is_answered_in_german(
+    hass: HomeAssistant, ha_with_frontend_url: str, hass_access_token: str, launch: Launcher
+) -> None:
+    """HA set to German, an entity named "Haustür": the Assist pipeline with the Mnemolis
+    agent answers "Ist die Haustür offen?" in German, from Home Assistant's own grammar."""
+    await hass.config.async_update(language="de")
+    hass.states.async_set(
+        "binary_sensor.haustur", "on", {"friendly_name": "Haustür", "device_class": "door"}
+    )
+    env = {"MNEMOLIS_HA__URL": ha_with_frontend_url, "MNEMOLIS_HA__TOKEN": hass_access_token}
+    server = await launch(env, _ha_healthy)
+    result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": SOURCE_USER})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_URL: server.url}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY, result
+    await hass.async_block_till_done()
+    agent = hass.states.get("conversation.mnemolis")
+    assert agent is not None
+    # The agent declares the languages the server reads, German among them.
+    languages = result["result"].runtime_data.coordinator.data.languages
+    assert {"de", "nl", "fr", "es", "en"} <= set(languages)
+
+    speech = await _pipeline_answer(
+        ha_with_frontend_url, hass_access_token, "Ist die Haustür offen?", language="de"
+    )
+    # HA's German grammar answered, the state said with HA's own German word for it.
+    assert speech.startswith("Ja"), speech
+    assert "Haustür ist geöffnet" in speech, speech
+    for english in ("Yes", "open", " is ", "door", " on"):
+        assert english not in speech, speech
+
+    hass.states.async_set(
+        "binary_sensor.haustur", "off", {"friendly_name": "Haustür", "device_class": "door"}
+    )
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while True:
+        speech = await _pipeline_answer(
+            ha_with_frontend_url, hass_access_token, "Ist die Haustür offen?", language="de"
+        )
+        if speech.startswith("Nein") or loop.time() > deadline:
+            break
+        await asyncio.sleep(0.3)
+    assert speech.startswith("Nein"), speech
+    assert "Haustür ist geschlossen" in speech, speech

@@ -264,17 +264,29 @@ def test_the_consequent_it_is_the_condition_subject() -> None:
         "明天会下雨吗\uff1f",
     ],
 )
-def test_other_languages_are_told_english_only(question: str) -> None:
+def test_other_languages_go_to_what_reads_any_language(question: str) -> None:
+    # Not Home Assistant's grammar (this home lends it no names), and never the English
+    # rules: documents, memories and the web read a question in any language.
     part = make_home().core.route(question)["parts"][0]
-    assert part["sources"] == [] and part["reason"].startswith("not English")
+    assert part["sources"] == ["rag", "memory", "web"], part
+    assert part["reason"].startswith("not English"), part
 
 
-async def test_a_non_english_question_gets_a_clear_answer_and_runs_nothing() -> None:
+async def test_a_foreign_question_nothing_reads_says_so_in_its_language() -> None:
     home = make_home()
+    for name in ("rag", "memory", "web"):
+        home.fakes[name]._configured = False
     result = await ask(home, "Ist das Licht in der Küche an?")
-    assert result.result == ONLY_ENGLISH
-    assert result.sources == [] and result.source_used == "none"
+    assert result.source_used == "none"
+    assert result.result != ONLY_ENGLISH and "Entschuldigung" in result.result, result.result
     assert all(not f.calls for f in home.fakes.values())
+
+
+async def test_a_foreign_question_is_asked_of_the_documents() -> None:
+    home = make_home()
+    result = await ask(home, "Ist das Licht in der Küche an?", language="de")
+    assert [p.query for p in result.parts] == ["Ist das Licht in der Küche an?"]
+    assert {r.name for r in result.sources} == {"rag", "memory", "web"}
 
 
 @pytest.mark.parametrize(

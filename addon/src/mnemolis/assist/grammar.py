@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hassil import Intents
+from hassil.intents import Intent, IntentData
 from home_assistant_intents import get_intents, get_languages
 
 # Mnemolis reads the home; it never switches it, so only the question intents load.
@@ -93,4 +94,50 @@ def _load(language: str) -> Grammar | None:
             k: dict(v) for k, v in (responses.get("intents") or {}).items() if k in QUESTION_INTENTS
         },
         errors=dict(responses.get("errors") or {}),
+    )
+
+
+def _values(value: Any) -> set[str]:
+    """A fixed slot or context value as a set of strings (a string, a list, a mapping)."""
+    if isinstance(value, dict):
+        value = value.get("value")
+    if value is None:
+        return set()
+    if isinstance(value, list | tuple | set | frozenset):
+        return {str(v) for v in value}
+    return {str(value)}
+
+
+def _fits(data: IntentData, domains: frozenset[str], classes: frozenset[str]) -> bool:
+    """Whether a block of sentences can name anything of this home (its fixed domain and
+    device class, and the context its names require, exist here)."""
+    for source in (data.slots, data.requires_context):
+        wanted = _values(source.get("domain"))
+        if wanted and not wanted & domains:
+            return False
+        wanted = _values(source.get("device_class"))
+        if wanted and not wanted & classes:
+            return False
+    return True
+
+
+def for_home(loaded: Grammar, domains: frozenset[str], classes: frozenset[str]) -> Intents:
+    """The grammar without the sentences about kinds of devices this home does not have.
+
+    Asked about gas sensors in a home without any, HA's grammar answers "No"; here the
+    router's own rules say there are none. Reading fewer sentences also makes every
+    question cheaper (docs/benchmarks.md). Built once per change of the home's kinds.
+    """
+    intents = loaded.intents
+    kept = {
+        name: Intent(name=name, data=[d for d in intent.data if _fits(d, domains, classes)])
+        for name, intent in intents.intents.items()
+    }
+    return Intents(
+        language=intents.language,
+        intents={name: intent for name, intent in kept.items() if intent.data},
+        slot_lists=intents.slot_lists,
+        expansion_rules=intents.expansion_rules,
+        skip_words=intents.skip_words,
+        settings=intents.settings,
     )

@@ -113,7 +113,9 @@ def _state(
     if not match.ok and match.reason is not None and not match.reason.no_entities:
         raise IntentFailed(match.reason, constraints)
     wanted = _listed(slots.get("state"))
-    if not match.ok and match.reason in (Reason.DOMAIN, Reason.DEVICE_CLASS):
+    if (not match.ok and match.reason in (Reason.DOMAIN, Reason.DEVICE_CLASS)) or (
+        match.ok and match.states and all(s.get("state") in UNTRACKED for s in match.states)
+    ):
         # The home models the thing otherwise: doors as contact sensors, people as
         # trackers. Asked of what it has, not answered "none" for what it lacks.
         widened = _as_the_home_has(constraints, wanted)
@@ -137,6 +139,8 @@ _SENSED_COVERS = {
     "gate": "opening",
 }
 _SENSED_STATES = {"open": "on", "opening": "on", "closed": "off", "closing": "off"}
+# A person no tracker follows (the owner HA made at onboarding) says nothing of where.
+UNTRACKED = frozenset({"unknown", "unavailable"})
 
 
 def _as_the_home_has(
@@ -156,7 +160,7 @@ def _as_the_home_has(
         )
         states = {_SENSED_STATES.get(s, s) for s in wanted} if wanted else None
         return sensed, states
-    if domains == {"person"} and not classes:
+    if domains == {"person"} and not classes and not constraints.name:
         trackers = Constraints(
             area_name=constraints.area_name,
             floor_name=constraints.floor_name,

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from hassil import RecognizeResult, SlotList, recognize_ranked
+from hassil import Intents, RecognizeResult, SlotList, recognize_ranked
 
+from ..hass.describe import BINARY_WORDS, STATE_WORDS
 from . import grammar, slots
 from .handlers import Handled, IntentFailed, handle
 from .home import Home, state_name
@@ -79,6 +80,8 @@ class AssistReader:
         self._weather_entity = weather_entity
         self._fetch = fetch_translations
         self._lists: tuple[object, dict[str, SlotList], tuple[str, ...]] | None = None
+        self._kinds: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        self._pruned: dict[str, tuple[object, Intents]] = {}
         self._translations: dict[str, dict[str, str]] = {}
 
     # --- names -----------------------------------------------------------------------
@@ -90,8 +93,18 @@ class AssistReader:
         if self._lists is None or self._lists[0] != key:
             test = (lambda e: bool(exposure.get(e))) if exposure else None
             lists = slots.build(self.home, test)
-            self._lists = (key, lists, tuple(slots.visible(self.home, test)))
+            ids = tuple(slots.visible(self.home, test))
+            self._lists = (key, lists, ids)
+            self._kinds = slots.kinds(self.home, ids)
         return self._lists[1], self._lists[2]
+
+    def _grammar(self, loaded: grammar.Grammar) -> Intents:
+        """The language's grammar for the kinds of devices this home has."""
+        kinds = self._kinds
+        hit = self._pruned.get(loaded.language)
+        if hit is None or hit[0] != kinds:
+            hit = self._pruned[loaded.language] = (kinds, grammar.for_home(loaded, *kinds))
+        return hit[1]
 
     def area_preferences(self, area: str | None) -> tuple[Preferences, dict[str, Any] | None]:
         """Where the question was heard (an area id, name or alias): "in here" and ties."""
@@ -126,13 +139,15 @@ class AssistReader:
                 continue
             ranked = recognize_ranked(
                 text,
-                loaded.intents,
+                self._grammar(loaded),
                 slot_lists=lists,
                 intent_context=context,
                 language=language,
                 best_slot_name="name",
             )
             for result in ranked:
+                if any(e.is_wildcard for e in result.entities_list):
+                    continue  # a slot that takes any words ("who is {zone}") reads anything
                 try:
                     handle(result, self.home, ids, prefs, now, self._weather_entity())
                 except IntentFailed:
@@ -171,17 +186,22 @@ class AssistReader:
         names = {s["entity_id"]: state_name(s, entries.get(s["entity_id"])) for s in handled.states}
         words = self._translations.get(recognized.language) or {}
 
-        def say(text: str, slots: dict[str, Any] | None = None) -> str:
+        def say(text: str) -> str:
             return render(
                 text,
-                slots if slots is not None else handled.slots,
+                handled.slots,
                 handled.matched,
                 handled.unmatched,
                 self.home.states,
                 names=lambda s: names.get(s["entity_id"]) or state_name(s, None),
-                translate=lambda s: translated(words, s),
+                translate=lambda s: translated(words, s) or _english(recognized.language, s),
             )
 
+        if len(handled.states) == 1 and "name" in handled.slots:
+            # The device as the home names it ("Living Room Temperature"), not as said.
+            own = names.get(handled.states[0]["entity_id"])
+            if own:
+                handled.slots = {**handled.slots, "name": own}
         try:
             text = say(template)
             statement = _statement(loaded, recognized.result, handled)
@@ -190,10 +210,7 @@ class AssistReader:
                 # A longer answer ("No, su estado es normal") is said as HA says it.
                 polarity, _, rest = text.partition(",")
                 if " " not in polarity.strip() and len(rest.split()) <= BARE_STATE_WORDS:
-                    # Named as the home names it ("Garage Door"), not as it was said.
-                    own = names.get(handled.states[0]["entity_id"])
-                    slots = {**handled.slots, "name": own} if own else handled.slots
-                    text = f"{polarity.strip()}, {say(statement, slots)}"
+                    text = f"{polarity.strip()}, {say(statement)}"
         except RenderError as err:
             _LOGGER.warning("%s response template failed: %s", recognized.language, err)
             return None
@@ -230,6 +247,21 @@ def _statement_template(language: str, templates: dict[str, str]) -> str | None:
 
 
 _STATEMENTS: dict[str, str] = {}
+
+
+def _english(language: str, state: dict[str, Any]) -> str | None:
+    """Without HA's words (no frontend loaded), the router's own English state words."""
+    if language != "en":
+        return None
+    domain = str(state["entity_id"]).split(".", 1)[0]
+    raw = str(state.get("state"))
+    if domain == "binary_sensor" and raw in ("on", "off"):
+        dclass = str((state.get("attributes") or {}).get("device_class") or "")
+        on, off = BINARY_WORDS.get(dclass, ("on", "off"))
+        return on if raw == "on" else off
+    if domain in ("person", "device_tracker"):
+        return STATE_WORDS.get(raw)
+    return None
 
 
 def translated(words: dict[str, str], state: dict[str, Any]) -> str | None:

@@ -65,8 +65,44 @@ def build(home: Home, exposed: Callable[[str], bool] | None = None) -> dict[str,
         "name": TextSlotList.from_tuples(names, allow_template=False),
         "area": TextSlotList.from_tuples(areas, allow_template=False),
         "floor": TextSlotList.from_tuples(floors, allow_template=False),
+        # HA leaves "zone" a wildcard; here it is the places people can be: the zones'
+        # names and the states trackers report ("Work"), so "who is at work" reads.
+        "zone": TextSlotList.from_tuples([(z, z) for z in zones(home)], allow_template=False),
     }
+
+
+def zones(home: Home) -> list[str]:
+    """Zone names and the places people's states name (not home/away/unknown)."""
+    out: dict[str, None] = {}
+    for entity_id, state in home.states.items():
+        domain = entity_id.split(".", 1)[0]
+        if domain == "zone":
+            name = (state.get("attributes") or {}).get("friendly_name")
+            if name:
+                out[str(name)] = None
+        elif domain in ("person", "device_tracker"):
+            value = str(state.get("state") or "")
+            if value and value not in ("home", "not_home", "unknown", "unavailable"):
+                out[value] = None
+    return list(out)
 
 
 def _aliases(entry: dict[str, Any]) -> list[str]:
     return [a for a in entry.get("aliases") or [] if isinstance(a, str) and a.strip()]
+
+
+# Kinds every home can be asked about even with none of their entities: the clock needs
+# none, and "homeassistant" is the domain HA's grammar gives to questions about anything.
+ALWAYS = frozenset({"homeassistant"})
+
+
+def kinds(home: Home, entity_ids: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The domains and device classes of the entities a question may name."""
+    domains: set[str] = set(ALWAYS)
+    classes: set[str] = set()
+    for entity_id in entity_ids:
+        domains.add(entity_id.split(".", 1)[0])
+        dclass = (home.states[entity_id].get("attributes") or {}).get("device_class")
+        if dclass:
+            classes.add(str(dclass))
+    return frozenset(domains), frozenset(classes)

@@ -136,11 +136,15 @@ def match_targets(
     """The entities the constraints name, in HA's order of filters."""
     prefs = preferences or Preferences()
     entries = home.registries.entities
-    cands = [Candidate(home.states[e], entries.get(e)) for e in entity_ids if e in home.states]
+    states = home.states
     if constraints.domains:
-        cands = [c for c in cands if c.entity_id.split(".", 1)[0] in constraints.domains]
-        if not cands:
+        domains = constraints.domains
+        entity_ids = [e for e in entity_ids if e.partition(".")[0] in domains]
+        if not entity_ids:
             return Match(False, Reason.DOMAIN)
+    cands = [Candidate(states[e], entries.get(e)) for e in entity_ids if e in states]
+    if not cands:
+        return Match(False, Reason.DOMAIN)
     if constraints.states:
         cands = [c for c in cands if c.state.get("state") in constraints.states]
         if not cands:

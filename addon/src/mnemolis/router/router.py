@@ -74,16 +74,7 @@ class PartPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``parts[]`` entry of ``GET /api/route``."""
-        out: dict[str, Any] = {
-            "query": self.query,
-            "sources": list(self.sources),
-            "reason": self.reason,
-        }
-        if self.recognized is not None:
-            out["intent"] = self.recognized.intent
-        if self.language or self.recognized is not None:
-            out["language"] = self.language or self.recognized.language  # type: ignore[union-attr]
-        return out
+        return {"query": self.query, "sources": list(self.sources), "reason": self.reason}
 
 
 @dataclass(slots=True)
