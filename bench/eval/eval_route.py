@@ -86,8 +86,15 @@ def judge(cls: str, row: list[Any], decision: Decision, default: list[str]) -> b
     """Whether one decision is right for its class."""
     parts = decision["parts"]
     if cls == "language":
+        # Never the English rules: Home Assistant's grammar reads it (a home question),
+        # or it goes to what reads any language (documents, memories, the web) or nowhere.
         return bool(parts) and all(
-            not p["sources"] and "english" in p["reason"].lower() for p in parts
+            p["reason"].startswith("Home Assistant's grammar")
+            or (
+                p["reason"].startswith("not English")
+                and set(p["sources"]) <= {"rag", "memory", "web"}
+            )
+            for p in parts
         )
     if cls in ("route", "no_decompose"):
         return decision["condition"] is None and _got(decision) == [_sources(row[1], default)]

@@ -151,3 +151,27 @@ async def test_follow_up_on_real_ha(client: Any) -> None:
     assert second["parts"][0]["query"] == "Is the counter lights on"
     assert second["source_used"] == "ha"
     assert "Counter Lights" in second["result"]
+
+
+async def test_a_helper_named_for_the_condition_answers_it(
+    client: Any, hass_core: HassCore
+) -> None:
+    """ "If the dishwasher is running, …" with only an input_boolean "Dishwasher running"
+    (no dishwasher entity): the helper named for the condition decides it."""
+    core = client.app[keys.CORE]
+    attrs = {"friendly_name": "Dishwasher running"}
+    await asyncio.to_thread(hass_core.set_state, "input_boolean.dishwasher_running", "on", attrs)
+    try:
+        await wait_state(core, "input_boolean.dishwasher_running", "on")
+        body = await search(client, "If the dishwasher is running, is the reading lamp on?")
+        assert body["condition"]["verdict"] is True, body["condition"]
+        assert "input_boolean.dishwasher_running" in body["condition"]["evidence"]
+        assert "found no" not in body["result"]
+        await asyncio.to_thread(
+            hass_core.set_state, "input_boolean.dishwasher_running", "off", attrs
+        )
+        await wait_state(core, "input_boolean.dishwasher_running", "off")
+        body = await search(client, "If the dishwasher is running, is the reading lamp on?")
+        assert body["condition"]["verdict"] is False, body["condition"]
+    finally:
+        await asyncio.to_thread(hass_core.remove_state, "input_boolean.dishwasher_running")

@@ -77,6 +77,18 @@ async def judge_ha(
     ha: Any, text: str, source: Any = None, now: datetime | None = None
 ) -> tuple[bool | None, str]:
     """Judge "the garage door is open", "nobody is home", "the lounge is above 25"."""
+    verdict, evidence = await _judge(ha, text, source, now)
+    if verdict is None:
+        # Nothing of that kind answered; a helper named for the condition itself may.
+        named = _named_for_it(_states_of(ha), text)
+        if named is not None:
+            return named
+    return verdict, evidence
+
+
+async def _judge(
+    ha: Any, text: str, source: Any = None, now: datetime | None = None
+) -> tuple[bool | None, str]:
     question, inverted = as_question(text)
     judge = getattr(source, "judge", None)
     if callable(judge) and configured(source):
@@ -101,6 +113,30 @@ _UNIT_MEASURE = [
     (re.compile(r"^\s*ppm\b", re.I), "co2"),
 ]
 _IMPERSONAL_SUBJECT = frozenset({"it", "it's", "there", "inside", "outside"})
+
+
+# Switch-like domains whose "on" says that what the entity is named for holds.
+_FLAG_DOMAINS = ("input_boolean", "binary_sensor", "switch")
+_FILLER = re.compile(r"\b(?:the|a|an|my|our|is|are|was|were|be|been)\b", re.IGNORECASE)
+
+
+def _named_for_it(states: dict[str, dict[str, Any]], text: str) -> tuple[bool | None, str] | None:
+    """An on/off entity named for the condition itself ("Garage door open", a helper a user
+    keeps for it) answers it: on, it holds; off, it does not."""
+    wanted = " ".join(normalize(_FILLER.sub(" ", text)).split())
+    if len(wanted.split()) < 2:
+        return None
+    for entity_id, state in states.items():
+        if entity_id.split(".", 1)[0] not in _FLAG_DOMAINS:
+            continue
+        name = " ".join(normalize(_FILLER.sub(" ", _state_name(state))).split())
+        if name != wanted:
+            continue
+        value = str(state.get("state", "")).lower()
+        if value not in ("on", "off"):
+            return None, f"{_state_name(state)} ({entity_id}) is {value or 'unknown'}"
+        return value == "on", f"{_state_name(state)} ({entity_id}) is {value}"
+    return None
 
 
 def _reading_question(text: str) -> tuple[str, Threshold] | None:
