@@ -26,8 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "addon" / "src"))
 
-from mnemolis.assist import grammar  # noqa: E402
-from mnemolis.assist.reader import AssistReader  # noqa: E402
+from mnemolis.assist import grammar
+from mnemolis.assist.reader import AssistReader
 
 ROOMS = [
     "Kitchen", "Living Room", "Bedroom", "Bathroom", "Office", "Garage", "Hallway", "Attic",
@@ -126,7 +126,7 @@ def questions(home: Home, rng: random.Random) -> tuple[list[str], list[str]]:
                     f"is the {name} open?",
                     f"which lights are on in the {room}?",
                     f"are any windows open in the {room}?",
-                    f"how many lights are on?",
+                    "how many lights are on?",
                     f"what is the temperature in the {room}?",
                     "are any doors open?",
                     "is there any motion?",
