@@ -39,11 +39,19 @@ class Handled:
     unmatched: list[dict[str, Any]] = field(default_factory=list)
     areas: list[dict[str, Any]] = field(default_factory=list)
     floors: list[dict[str, Any]] = field(default_factory=list)
+    #: Why nothing matched, when nothing did.
+    reason: Reason | None = None
 
     @property
     def states(self) -> list[dict[str, Any]]:
         """Every state the answer rests on (matched first)."""
         return [*self.matched, *self.unmatched]
+
+    @property
+    def of_nothing_here(self) -> bool:
+        """Asked about a kind of device the home has none of ("are any lights on?" in a
+        home without lights): HA would say "No"; the router says there is none."""
+        return not self.states and self.reason in (Reason.DOMAIN, Reason.DEVICE_CLASS)
 
 
 def slot_values(result: RecognizeResult) -> dict[str, Any]:
@@ -123,6 +131,7 @@ def _state(
             match = match_targets(home, entity_ids, widened[0], prefs)
             wanted = widened[1]
     handled = Handled(name, key, said, areas=match.areas, floors=match.floors)
+    handled.reason = match.reason
     for state in match.states:
         if not wanted or state.get("state") in wanted:
             handled.matched.append(state)

@@ -149,8 +149,10 @@ class AssistReader:
                 if any(e.is_wildcard for e in result.entities_list):
                     continue  # a slot that takes any words ("who is {zone}") reads anything
                 try:
-                    handle(result, self.home, ids, prefs, now, self._weather_entity())
+                    handled = handle(result, self.home, ids, prefs, now, self._weather_entity())
                 except IntentFailed:
+                    continue
+                if handled.of_nothing_here:
                     continue
                 return Recognized(language, result.intent.name, result)
         return None
@@ -178,6 +180,8 @@ class AssistReader:
             handled = handle(recognized.result, self.home, ids, prefs, now, self._weather_entity())
         except IntentFailed as err:
             _LOGGER.debug("%s recognised but not answerable: %s", recognized.intent, err)
+            return None
+        if handled.of_nothing_here:
             return None
         template = loaded.response(handled.intent, handled.response_key)
         if template is None:
