@@ -118,12 +118,47 @@ class Truth:
 
     said: dict[str, set[str]] = field(default_factory=dict)  # in-word → raw/translated words
     names: list[str] = field(default_factory=list)  # every device name, longest first
+    entities: list[dict[str, Any]] = field(default_factory=list)  # the fixture's entities
+    areas: dict[str, dict[str, Any]] = field(default_factory=dict)  # fixture area id → area
+
+    def about(self, slots: dict[str, Any]) -> set[str]:
+        """Names of the devices a test's slots are about (by the fixture, not by our code):
+        an answer may name these ("5: A, B…", "No, Phone is normal") without being wrong."""
+        domains = _as_set(slots.get("domain"))
+        classes = _as_set(slots.get("device_class"))
+        area = norm(str(slots.get("area") or ""))
+        floor = norm(str(slots.get("floor") or ""))
+        out = set()
+        for entity in self.entities:
+            if domains and str(entity["id"]).split(".", 1)[0] not in domains:
+                continue
+            if classes and (entity.get("attributes") or {}).get("device_class") not in classes:
+                continue
+            where = self.areas.get(str(entity.get("area"))) or {}
+            if area and norm(str(where.get("name", ""))) != area:
+                continue
+            if floor and norm(str(where.get("floor_name", ""))) != floor:
+                continue
+            out.add(norm(str(entity["name"])))
+        return out
+
+
+def _as_set(value: Any) -> set[str]:
+    if value is None:
+        return set()
+    return {str(v) for v in value} if isinstance(value, list) else {str(value)}
 
 
 def fixture_truth(language: str, translations: dict[str, str]) -> Truth:
     """State words and names from the fixture (and HA's translations of raw states)."""
     data = yaml.safe_load((INTENTS_TESTS / language / "_fixtures.yaml").read_text("utf-8"))
     truth = Truth()
+    floors = {str(f["id"]): str(f["name"]) for f in data.get("floors") or []}
+    truth.areas = {
+        str(a["id"]): {**a, "floor_name": floors.get(str(a.get("floor")), "")}
+        for a in data.get("areas") or []
+    }
+    truth.entities = list(data.get("entities") or [])
     names: set[str] = set()
     for entity in data.get("entities") or []:
         names.add(norm(str(entity["name"])))
@@ -198,7 +233,9 @@ def _variants(expected: str, truth: Truth) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def judge(answer: str, expected: str, truth: Truth, subject: str | None) -> bool:
+def judge(
+    answer: str, expected: str, truth: Truth, subject: str | None, about: set[str] | None = None
+) -> bool:
     """Whether an answer says what the expected response says, and nothing against it."""
     got = norm(answer).split()
     if not got:
@@ -216,6 +253,7 @@ def judge(answer: str, expected: str, truth: Truth, subject: str | None) -> bool
         if not all(any(_same(w, g) for g in rest) for w in want):
             continue
         allowed = _names_in(variant, truth.names) | ({norm(subject)} if subject else set())
+        allowed |= about or set()
         if _names_in(" ".join(rest), truth.names) - allowed:
             continue
         numbers = [g for g in rest if _number(g) is not None]
@@ -266,7 +304,7 @@ def right(case: Case, answer: str, truth: Truth, now: datetime, clock: str | Non
         return judge_clock(answer, case.intent, now) or (
             clock is not None and norm(answer) == norm(clock)
         )
-    return judge(answer, case.response, truth, case.slots.get("name"))
+    return judge(answer, case.response, truth, case.slots.get("name"), truth.about(case.slots))
 
 
 async def ask_language(

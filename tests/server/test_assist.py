@@ -148,11 +148,11 @@ async def test_a_foreign_question_that_is_not_about_the_home_goes_to_the_documen
 async def test_in_here_is_the_area_the_question_was_heard_in() -> None:
     core, _ = make_assist_home("en")
     result = await ask(core, "what is the temperature in here?", area="Office")
-    assert result.result == "1 degree", result.result
+    assert result.result == "Office Thermostat: 1 degree", result.result
     by_id = await ask(core, "how warm is it in here?", area="office_id")
-    assert by_id.result == "1 degree", by_id.result
+    assert by_id.result == "Office Thermostat: 1 degree", by_id.result
     elsewhere = await ask(core, "what is the temperature?", area="Living Room")
-    assert elsewhere.result == "68 degrees", elsewhere.result
+    assert elsewhere.result == "Thermostat: 68 degrees", elsewhere.result
 
 
 async def test_duplicate_names_are_told_apart_by_the_room_you_are_in() -> None:

@@ -22,6 +22,39 @@ QUESTION_INTENTS = frozenset(
         "HassGetCurrentDate",
     }
 )
+# "and" in the languages people most often ask in: for the lists a response template
+# does not make (a count's names), and where a question in one breath may be split.
+AND_WORDS: dict[str, tuple[str, ...]] = {
+    "en": ("and",),
+    "de": ("und",),
+    "fr": ("et",),
+    "es": ("y", "e"),
+    "it": ("e", "ed"),
+    "pt": ("e",),
+    "pt-BR": ("e",),
+    "nl": ("en",),
+    "pl": ("i", "oraz"),
+    "sv": ("och",),
+    "da": ("og",),
+    "nb": ("og",),
+    "tr": ("ve",),
+}
+# Yes and no: a yes/no answer that names no device gets its device named after them.
+YES_NO: dict[str, frozenset[str]] = {
+    "en": frozenset({"yes", "no"}),
+    "de": frozenset({"ja", "nein"}),
+    "fr": frozenset({"oui", "non"}),
+    "es": frozenset({"sí", "si", "no"}),
+    "it": frozenset({"sì", "si", "no"}),
+    "pt": frozenset({"sim", "não"}),
+    "pt-BR": frozenset({"sim", "não"}),
+    "nl": frozenset({"ja", "nee"}),
+    "pl": frozenset({"tak", "nie"}),
+    "sv": frozenset({"ja", "nej"}),
+    "da": frozenset({"ja", "nej"}),
+    "nb": frozenset({"ja", "nei"}),
+    "tr": frozenset({"evet", "hayır"}),  # noqa: RUF001
+}
 _TAG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 _LOCK = threading.Lock()
 

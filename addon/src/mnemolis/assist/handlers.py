@@ -8,7 +8,7 @@ the speech slots the response template needs. They read; they never call a servi
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -106,7 +106,7 @@ def _state(
     said: dict[str, Any],
     slots: dict[str, Any],
     home: Home,
-    entity_ids: Iterable[str],
+    entity_ids: Collection[str],
     prefs: Preferences,
 ) -> Handled:
     """HassGetState: match by name/area/floor/domain/device class, split by the asked state."""
@@ -121,62 +121,106 @@ def _state(
     if not match.ok and match.reason is not None and not match.reason.no_entities:
         raise IntentFailed(match.reason, constraints)
     wanted = _listed(slots.get("state"))
-    if (not match.ok and match.reason in (Reason.DOMAIN, Reason.DEVICE_CLASS)) or (
-        match.ok and match.states and all(s.get("state") in UNTRACKED for s in match.states)
-    ):
-        # The home models the thing otherwise: doors as contact sensors, people as
-        # trackers. Asked of what it has, not answered "none" for what it lacks.
-        widened = _as_the_home_has(constraints, wanted)
-        if widened is not None:
-            match = match_targets(home, entity_ids, widened[0], prefs)
-            wanted = widened[1]
+    groups: list[tuple[list[dict[str, Any]], set[str] | None]] = [
+        (match.states, _as_said(constraints, wanted))
+    ]
+    # What a person asking means by the thing, where the home models it otherwise than
+    # the grammar's one domain: a door is also a garage door and a door contact, a
+    # window a cover named so or a window contact, people are tracked by their phones.
+    for also, also_wanted in _also_asked(constraints, wanted, said.get("device_class")):
+        more = match_targets(home, entity_ids, also, prefs)
+        if more.ok:
+            groups.append((more.states, also_wanted))
+    untracked = all(s.get("state") in UNTRACKED for s in match.states)
+    if constraints.domains == {"person"} and not constraints.name and untracked:
+        trackers = Constraints(
+            area_name=constraints.area_name,
+            floor_name=constraints.floor_name,
+            domains={"device_tracker"},
+        )
+        more = match_targets(home, entity_ids, trackers, prefs)
+        if more.ok:
+            groups = [(more.states, wanted)]
     handled = Handled(name, key, said, areas=match.areas, floors=match.floors)
-    handled.reason = match.reason
-    for state in match.states:
-        if not wanted or state.get("state") in wanted:
-            handled.matched.append(state)
-        else:
-            handled.unmatched.append(state)
+    seen: set[str] = set()
+    for states, wanted_here in groups:
+        for state in states:
+            if state["entity_id"] in seen:
+                continue
+            seen.add(state["entity_id"])
+            if not wanted_here or state.get("state") in wanted_here:
+                handled.matched.append(state)
+            else:
+                handled.unmatched.append(state)
+    if not handled.states:
+        handled.reason = match.reason
     return handled
 
 
-# Covers the grammar asks about, and the contact sensors homes have for them instead.
-_SENSED_COVERS = {
-    "door": "door",
-    "garage": "garage_door",
-    "window": "window",
-    "gate": "opening",
+# A state as people mean it: an open lock is not locked ("which locks are unlocked?").
+_ALSO_STATES: dict[str, dict[str, set[str]]] = {
+    "lock": {"unlocked": {"open", "opening", "unlocking"}},
+    "cover": {"open": {"opening"}, "closed": {"closing"}},
+}
+
+
+def _as_said(constraints: Constraints, wanted: set[str] | None) -> set[str] | None:
+    """The asked states with the ones people mean by them in the asked domains."""
+    if not wanted:
+        return wanted
+    out = set(wanted)
+    for domain in constraints.domains or ():
+        for state in wanted:
+            out |= _ALSO_STATES.get(domain, {}).get(state, set())
+    return out
+
+
+# Covers the grammar asks about by device class: the cover classes people mean by the
+# same word, and the contact sensors homes have for them.
+_OPENING_COVERS = {
+    "door": {"door", "garage", "gate"},
+    "garage": {"garage"},
+    "window": {"window"},
+    "gate": {"gate"},
+}
+_OPENING_SENSORS = {
+    "door": {"door", "garage_door"},
+    "garage": {"garage_door"},
+    "window": {"window"},
+    "gate": {"opening"},
 }
 _SENSED_STATES = {"open": "on", "opening": "on", "closed": "off", "closing": "off"}
 # A person no tracker follows (the owner HA made at onboarding) says nothing of where.
 UNTRACKED = frozenset({"unknown", "unavailable"})
 
 
-def _as_the_home_has(
-    constraints: Constraints, wanted: set[str] | None
-) -> tuple[Constraints, set[str] | None] | None:
-    """The same question of the entities a home uses instead of the ones it lacks."""
-    if constraints.name:
-        return None
-    domains = set(constraints.domains or ())
+def _also_asked(
+    constraints: Constraints, wanted: set[str] | None, said_class: Any
+) -> list[tuple[Constraints, set[str] | None]]:
+    """The same question of the other entities a person means by the asked kind."""
+    if constraints.name or constraints.domains != {"cover"}:
+        return []
     classes = set(constraints.device_classes or ())
-    if domains == {"cover"} and classes and classes <= set(_SENSED_COVERS):
-        sensed = Constraints(
-            area_name=constraints.area_name,
-            floor_name=constraints.floor_name,
-            domains={"binary_sensor"},
-            device_classes={_SENSED_COVERS[c] for c in classes},
-        )
-        states = {_SENSED_STATES.get(s, s) for s in wanted} if wanted else None
-        return sensed, states
-    if domains == {"person"} and not classes and not constraints.name:
-        trackers = Constraints(
-            area_name=constraints.area_name,
-            floor_name=constraints.floor_name,
-            domains={"device_tracker"},
-        )
-        return trackers, wanted
-    return None
+    if not classes or not classes <= set(_OPENING_COVERS):
+        return []
+    area, floor = constraints.area_name, constraints.floor_name
+    out: list[tuple[Constraints, set[str] | None]] = []
+    covers = set().union(*(_OPENING_COVERS[c] for c in classes)) - classes
+    if covers:
+        also = Constraints(area_name=area, floor_name=floor, domains={"cover"})
+        also.device_classes = covers
+        out.append((also, _as_said(also, wanted)))
+    sensors = set().union(*(_OPENING_SENSORS[c] for c in classes))
+    sensed = {_SENSED_STATES.get(s, s) for s in wanted} if wanted else None
+    contacts = Constraints(area_name=area, floor_name=floor, domains={"binary_sensor"})
+    contacts.device_classes = sensors
+    out.append((contacts, sensed))
+    if isinstance(said_class, str) and said_class.strip():
+        # A cover with no device class, named for the thing ("Hall Window").
+        named = Constraints(area_name=area, floor_name=floor, domains={"cover"})
+        named.name_word = said_class.strip()
+        out.append((named, _as_said(named, wanted)))
+    return out
 
 
 def _weather(

@@ -210,11 +210,15 @@ class AssistReader:
             text = say(template)
             statement = _statement(loaded, recognized.result, handled)
             if statement is not None and text:
-                # "No, closed" names nothing; say which device: "No, Garage door is closed".
+                # "No, closed" names nothing; say which device: "No, Garage Door is closed".
                 # A longer answer ("No, su estado es normal") is said as HA says it.
                 polarity, _, rest = text.partition(",")
-                if " " not in polarity.strip() and len(rest.split()) <= BARE_STATE_WORDS:
+                yes_no = grammar.YES_NO.get(recognized.language, frozenset())
+                if polarity.strip().lower() in yes_no and len(rest.split()) <= BARE_STATE_WORDS:
+                    one = handled.states[0]["entity_id"]
+                    handled.slots = {**handled.slots, "name": names.get(one, one)}
                     text = f"{polarity.strip()}, {say(statement)}"
+            text = _named(text, handled, names, recognized.language)
         except RenderError as err:
             _LOGGER.warning("%s response template failed: %s", recognized.language, err)
             return None
@@ -223,12 +227,32 @@ class AssistReader:
         return Reading(recognized, text, handled, names)
 
 
+MAX_COUNTED_NAMES = 6  # a count names what it counted up to this many
+
+
+def _named(text: str, handled: Handled, names: dict[str, str], language: str) -> str:
+    """Say what an answer is about where HA's template only gives a number: the names
+    behind a count ("5: Ceiling Lights, …"), the device a temperature is read from."""
+    if handled.intent == "HassClimateGetTemperature" and len(handled.matched) == 1:
+        one = handled.matched[0]["entity_id"]
+        return f"{names.get(one, one)}: {text}"
+    matched = [names.get(s["entity_id"], s["entity_id"]) for s in handled.matched]
+    if handled.intent != "HassGetState" or not text.isdigit() or int(text) != len(matched):
+        return text
+    if not 0 < len(matched) <= MAX_COUNTED_NAMES:
+        return text
+    joined = sorted(matched)
+    word = (grammar.AND_WORDS.get(language) or (",",))[0]
+    listed = joined[0] if len(joined) == 1 else f"{', '.join(joined[:-1])} {word} {joined[-1]}"
+    return f"{text}: {listed}"
+
+
 def _statement(loaded: grammar.Grammar, result: RecognizeResult, handled: Handled) -> str | None:
-    """For a yes/no question about one named device, the template that states its state
+    """For a yes/no question about one device, the template that states its state
     ("{{ slots.name }} is {{ state.state_with_unit }}"), in the question's language."""
     if handled.intent != "HassGetState" or len(handled.states) != 1:
         return None
-    if "name" not in result.entities or "state" not in result.entities:
+    if "state" not in result.entities:
         return None
     templates = loaded.responses.get(handled.intent) or {}
     if (handled.response_key or "default") not in templates:

@@ -47,6 +47,8 @@ class Constraints:
     device_classes: Collection[str] | None = None
     states: Collection[str] | None = None
     single_target: bool = False
+    #: Entities with no device class whose name has this word ("windows": "Hall Window").
+    name_word: str | None = None
 
 
 @dataclass(slots=True)
@@ -157,6 +159,15 @@ def match_targets(
         cands = [c for c in cands if device_class(c) in constraints.device_classes]
         if not cands:
             return Match(False, Reason.DEVICE_CLASS)
+    if constraints.name_word:
+        cands = [
+            c
+            for c in cands
+            if device_class(c) is None
+            and _has_word(state_name(c.state, c.entry), constraints.name_word)
+        ]
+        if not cands:
+            return Match(False, Reason.NAME)
     for cand in cands:
         area_id = home.area_id_of(cand.entity_id)
         cand.area = home.registries.areas.get(area_id) if area_id else None
@@ -195,6 +206,13 @@ def match_targets(
             return Match(False, Reason.MULTIPLE_TARGETS, states=[c.state for c in cands])
         cands = [one]
     return Match(True, None, [c.state for c in cands], areas, floors)
+
+
+def _has_word(name: str, said: str) -> bool:
+    """Whether a name has the said word, in any number ("windows" in "Hall Window")."""
+    stem = normalize(said)
+    stem = stem[: max(4, len(stem) - 2)]
+    return any(w.startswith(stem) for w in normalize(name).split())
 
 
 def _by_name(name: str, cands: Iterable[Candidate]) -> Iterable[Candidate]:

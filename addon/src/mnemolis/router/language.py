@@ -17,6 +17,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..assist.grammar import AND_WORDS
+
 ENGLISH = "en"
 ONLY_ENGLISH = "Sorry, I could not understand that."
 
@@ -42,22 +44,6 @@ _CODES: dict[str, tuple[str, ...]] = {
     "Armenian": ("hy",),
     "Thai": ("th",),
     "Devanagari": ("hi", "ne"),
-}
-# "and" in the languages the detector names: where a question in one breath may split.
-_AND: dict[str, tuple[str, ...]] = {
-    "en": ("and",),
-    "de": ("und",),
-    "fr": ("et",),
-    "es": ("y", "e"),
-    "it": ("e", "ed"),
-    "pt": ("e",),
-    "pt-BR": ("e",),
-    "nl": ("en",),
-    "pl": ("i", "oraz"),
-    "sv": ("och",),
-    "da": ("og",),
-    "nb": ("og",),
-    "tr": ("ve",),
 }
 
 
@@ -190,7 +176,7 @@ def code_of(name: str) -> tuple[str, ...]:
 def split_and(text: str, language: str | None) -> list[str]:
     """A question in one breath cut at commas and the language's "and" (the caller
     keeps the cut only when every piece reads as a question of its own)."""
-    words = _AND.get(language or "", ())
+    words = AND_WORDS.get(language or "", ())
     if not words:
         return [text]
     joined = "|".join(re.escape(w) for w in words)
