@@ -19,7 +19,6 @@ import statistics
 import sys
 import time
 import tracemalloc
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "addon" / "src"))
 
 from mnemolis.assist import grammar
 from mnemolis.assist.reader import AssistReader
+from mnemolis.hass.client import Registries
 
 ROOMS = [
     "Kitchen", "Living Room", "Bedroom", "Bathroom", "Office", "Garage", "Hallway", "Attic",
@@ -52,21 +52,13 @@ THINGS: list[tuple[str, str, str | None, list[str]]] = [
 ]
 
 
-@dataclass
-class _Registries:
-    areas: dict[str, dict[str, Any]] = field(default_factory=dict)
-    devices: dict[str, dict[str, Any]] = field(default_factory=dict)
-    entities: dict[str, dict[str, Any]] = field(default_factory=dict)
-    floors: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
 class Home:
     """States and registries as HA's websocket gives them."""
 
     def __init__(self, size: int, seed: int = 7) -> None:
         rng = random.Random(seed)
         self.states: dict[str, dict[str, Any]] = {}
-        self.registries = _Registries()
+        self.registries = Registries()
         self.names_version = 1
         for i, floor in enumerate(("Ground Floor", "First Floor", "Basement Level")):
             self.registries.floors[f"f{i}"] = {"floor_id": f"f{i}", "name": floor, "aliases": []}

@@ -10,25 +10,17 @@ for the eval and the slower tests).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import yaml
 
 from mnemolis.core import Mnemolis
+from mnemolis.hass.client import Registries
 from mnemolis.settings import load_settings
 
 from .intents_home import INTENTS_TESTS
 from .routing_cases import FakeSource, deps_for
-
-
-@dataclass
-class _Registries:
-    areas: dict[str, dict[str, Any]] = field(default_factory=dict)
-    devices: dict[str, dict[str, Any]] = field(default_factory=dict)
-    entities: dict[str, dict[str, Any]] = field(default_factory=dict)
-    floors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class FixtureHA:
@@ -40,7 +32,7 @@ class FixtureHA:
         self.language = language
         self.time_zone = ZoneInfo("Europe/Amsterdam")
         self.names_version = 1
-        self.registries = _Registries()
+        self.registries = Registries()
         self.states: dict[str, dict[str, Any]] = {}
         self.config = {"language": language, "time_zone": "Europe/Amsterdam"}
         self._words = words or {}

@@ -154,6 +154,21 @@ def _hourly_template() -> str:
     )
 
 
+def core_config(name: str, language: str = "en") -> dict[str, Any]:
+    """The ``homeassistant:`` block every test home shares: Amsterdam, metric, a language."""
+    return {
+        "name": name,
+        "latitude": 52.3731,
+        "longitude": 4.8922,
+        "elevation": 2,
+        "unit_system": "metric",
+        "time_zone": TIME_ZONE,
+        "country": "NL",
+        "currency": "EUR",
+        "language": language,
+    }
+
+
 def configuration(port: int, config_dir: Path) -> dict[str, Any]:
     """The generated configuration.yaml as data (written as JSON, which YAML reads)."""
     lights = {
@@ -177,17 +192,7 @@ def configuration(port: int, config_dir: Path) -> dict[str, Any]:
     booleans["front_door_contact"] = {"name": "Front door contact"}
     booleans["guest_mode"] = {"name": "Guest Mode"}
     return {
-        "homeassistant": {
-            "name": "Mnemolis Test Home",
-            "latitude": 52.3731,
-            "longitude": 4.8922,
-            "elevation": 2,
-            "unit_system": "metric",
-            "time_zone": TIME_ZONE,
-            "country": "NL",
-            "currency": "EUR",
-            "language": "en",
-        },
+        "homeassistant": core_config("Mnemolis Test Home"),
         "http": {"server_host": "127.0.0.1", "server_port": port},
         "api": {},
         "websocket_api": {},
@@ -604,17 +609,7 @@ def hass_core(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HassCore]:
 def demo_configuration(port: int, config_dir: Path) -> dict[str, Any]:
     """configuration.yaml for HA's `demo:` home, two people following its trackers."""
     return {
-        "homeassistant": {
-            "name": "Demo Home",
-            "latitude": 52.3731,
-            "longitude": 4.8922,
-            "elevation": 2,
-            "unit_system": "metric",
-            "time_zone": TIME_ZONE,
-            "country": "NL",
-            "currency": "EUR",
-            "language": "en",
-        },
+        "homeassistant": core_config("Demo Home"),
         "http": {"server_host": "127.0.0.1", "server_port": port},
         "api": {},
         "websocket_api": {},

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..hass_fixture import TIME_ZONE, HassCore, hass_bin
+from ..hass_fixture import HassCore, core_config, hass_bin
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -39,17 +39,7 @@ def configuration(port: int, config_dir: Path, fixture: Path, language: str) -> 
     """configuration.yaml (as JSON) for the fixture home in a language."""
     return {
         **{domain: {} for domain in _domains(fixture)},
-        "homeassistant": {
-            "name": "Intents fixture home",
-            "latitude": 52.3731,
-            "longitude": 4.8922,
-            "elevation": 2,
-            "unit_system": "metric",
-            "time_zone": TIME_ZONE,
-            "country": "NL",
-            "currency": "EUR",
-            "language": language,
-        },
+        "homeassistant": core_config("Intents fixture home", language),
         "http": {"server_host": "127.0.0.1", "server_port": port},
         "api": {},
         "websocket_api": {},

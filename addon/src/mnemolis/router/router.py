@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..assist import grammar
 from ..assist.reader import AssistReader, Reading, Recognized, candidates
+from ..hass.client import Registries
 from ..knowledge import relevance
 from ..models import (
     Citation,
@@ -1167,19 +1168,11 @@ class _EmptyHome:
 
     def __init__(self) -> None:
         self.states: dict[str, dict[str, Any]] = {}
-        self.registries = _NoRegistries()
+        self.registries = Registries()
 
     def area_id_of(self, entity_id: str) -> str | None:
         """No areas."""
         return None
-
-
-@dataclass(slots=True)
-class _NoRegistries:
-    areas: dict[str, dict[str, Any]] = field(default_factory=dict)
-    devices: dict[str, dict[str, Any]] = field(default_factory=dict)
-    entities: dict[str, dict[str, Any]] = field(default_factory=dict)
-    floors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 _EMPTY_HOME = _EmptyHome()
