@@ -8,7 +8,6 @@ from typing import Literal
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
@@ -21,7 +20,7 @@ from .const import (
 )
 from .coordinator import MnemolisConfigEntry
 from .entity import device_identifier, device_info, server_version
-from .services import async_search, max_query_chars
+from .services import async_search, device_area, max_query_chars
 
 PARALLEL_UPDATES = 0
 
@@ -157,13 +156,6 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
             list(stats.languages) if stats is not None and stats.languages else SUPPORTED_LANGUAGES
         )
 
-    def _heard_in(self, device_id: str | None) -> str | None:
-        """The area of the device that heard the question (a voice satellite): "in here"."""
-        if not device_id:
-            return None
-        device = dr.async_get(self.hass).async_get(device_id)
-        return device.area_id if device is not None else None
-
     async def _async_handle_message(
         self,
         user_input: conversation.ConversationInput,
@@ -176,7 +168,7 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
                 user_input.text,
                 chat_log.conversation_id,
                 user_input.language,
-                self._heard_in(user_input.device_id),
+                device_area(self.hass, user_input.device_id),
             )
         except HomeAssistantError as err:
             # What a person said stays out of the log at warning level (privacy).

@@ -12,7 +12,7 @@ from homeassistant.util.json import JsonObjectType
 from .api import MnemolisError
 from .const import DEFAULT_NAME, DOMAIN, SEARCH_MODES, SOURCE_NAMES
 from .coordinator import MnemolisConfigEntry
-from .services import async_search, translate_error
+from .services import async_search, device_area, translate_error
 
 API_PROMPT = (
     "You can look things up with Mnemolis, the home's knowledge router. Call "
@@ -55,7 +55,13 @@ class SearchKnowledgeTool(llm.Tool):
     ) -> JsonObjectType:
         """Route the question; answer, provenance and citations."""
         args = tool_input.tool_args
-        body = await async_search(self.entry, args["query"], source=args.get("source"))
+        body = await async_search(
+            self.entry,
+            args["query"],
+            source=args.get("source"),
+            language=llm_context.language,
+            area=device_area(hass, llm_context.device_id),
+        )
         return {
             "answer": body.get("result", ""),
             "source_used": body.get("source_used"),

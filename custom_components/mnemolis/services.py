@@ -15,6 +15,7 @@ from homeassistant.core import (
 )
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 from homeassistant.helpers import config_validation as cv
+from homeassistant.helpers import device_registry as dr
 
 from .api import (
     DEFAULT_MAX_QUERY_CHARS,
@@ -143,6 +144,15 @@ def search_target(
             translation_placeholders={"source": source},
         )
     return source, fusion_sources or None
+
+
+@callback
+def device_area(hass: HomeAssistant, device_id: str | None) -> str | None:
+    """The area of the device that heard a question (a voice satellite): "in here"."""
+    if not device_id:
+        return None
+    device = dr.async_get(hass).async_get(device_id)
+    return device.area_id if device is not None else None
 
 
 async def async_search(

@@ -47,6 +47,8 @@ class FakeMnemolis:
         # What the real server reports under "limits" in /api/stats (None: an older server).
         self.limits: dict[str, Any] | None = {"max_query_chars": 4000, "search_deadline_s": 20.0}
         self.search_delay = 0.0  # seconds /search hangs before answering (a stuck server)
+        # Languages the server reads home questions in (None: an older server without).
+        self.languages: list[str] | None = ["de", "en", "fr", "nl"]
         self.started_at = time.time()
         self.sources: dict[str, dict[str, Any]] = {
             name: {"configured": name in ("ha", "rag", "memory"), "healthy": True}
@@ -168,6 +170,7 @@ class FakeMnemolis:
                 "documents_indexed": sum(self.databases.values()),
                 "sources": {k: dict(v) for k, v in self.sources.items()},
                 **({"limits": dict(self.limits)} if self.limits is not None else {}),
+                **({"languages": list(self.languages)} if self.languages is not None else {}),
             }
         )
 

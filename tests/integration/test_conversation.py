@@ -185,3 +185,44 @@ async def test_assist_pipeline_run(
     speech = events["intent-end"]["intent_output"]["response"]["speech"]["plain"]["speech"]
     assert speech == "The garage door is open. It opened at 07:42."
     assert server.requests[-1][1] == "/search"
+
+
+async def test_the_agent_declares_the_languages_the_server_reads(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """Assist offers the agent for every language the server lists (HA's grammar)."""
+    agent = conversation.async_get_agent(hass, AGENT)
+    assert agent is not None
+    assert agent.supported_languages == ["de", "en", "fr", "nl"]
+    server.languages = None  # an older server lists none: English only
+    await init_integration.runtime_data.coordinator.async_refresh()
+    assert agent.supported_languages == ["en"]
+
+
+async def test_the_language_and_the_room_that_heard_it_are_sent(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """A German pipeline, a satellite in the kitchen: the server reads German, "in here"."""
+    from homeassistant.helpers import area_registry as ar
+    from homeassistant.helpers import device_registry as dr
+
+    kitchen = ar.async_get(hass).async_create("Kitchen")
+    satellite = dr.async_get(hass).async_get_or_create(
+        config_entry_id=init_integration.entry_id, identifiers={("test", "satellite-1")}
+    )
+    dr.async_get(hass).async_update_device(satellite.id, area_id=kitchen.id)
+    await conversation.async_converse(
+        hass,
+        "Ist das Licht hier an?",
+        None,
+        Context(),
+        language="de",
+        agent_id=AGENT,
+        device_id=satellite.id,
+    )
+    _, path, body = server.requests[-1]
+    assert path == "/search"
+    assert body["language"] == "de" and body["area"] == kitchen.id
+    await _ask(hass, "Is the light on?")
+    body = server.requests[-1][2]
+    assert body["language"] == "en" and "area" not in body

@@ -199,15 +199,6 @@ async def test_two_servers_can_be_told_apart(
         await second.stop()
 
 
-async def test_agent_declares_english(
-    hass: HomeAssistant, init_integration: MockConfigEntry
-) -> None:
-    from homeassistant.components import conversation
-
-    agent = conversation.async_get_agent(hass, AGENT)
-    assert agent is not None and agent.supported_languages == ["en"]
-
-
 async def test_short_keeps_a_conditional_answer(
     hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
 ) -> None:

@@ -50,7 +50,12 @@ async def test_search_knowledge_tool(
         "fallback": False,
         "citations": [{"source": "ha", "title": "Garage door", "ref": "cover.garage_door"}],
     }
-    assert server.requests[-1][2] == {"query": "Is the garage door open?", "source": "auto"}
+    # The assistant's language goes with the question (HA's grammar reads it in that language).
+    assert server.requests[-1][2] == {
+        "query": "Is the garage door open?",
+        "source": "auto",
+        "language": "en",
+    }
 
 
 async def test_recall_tool(
