@@ -67,6 +67,8 @@ class Grammar:
     intents: Intents
     responses: dict[str, dict[str, str]]
     errors: dict[str, str]
+    #: The language's words for home ("home", "house", …: its ``home`` expansion rule).
+    home_words: tuple[str, ...] = ()
 
     def response(self, intent: str, key: str | None) -> str | None:
         """The response template HA renders for an intent's response key."""
@@ -127,7 +129,16 @@ def _load(language: str) -> Grammar | None:
             k: dict(v) for k, v in (responses.get("intents") or {}).items() if k in QUESTION_INTENTS
         },
         errors=dict(responses.get("errors") or {}),
+        home_words=_alternatives((data.get("expansion_rules") or {}).get("home")),
     )
+
+
+def _alternatives(rule: Any) -> tuple[str, ...]:
+    """The plain words of an expansion rule of alternatives ("(home|house|flat)")."""
+    if not isinstance(rule, str):
+        return ()
+    words = [w.strip() for w in rule.strip().strip("()").split("|")]
+    return tuple(w for w in words if w and not re.search(r"[\[\]{}<>()]", w))
 
 
 def _values(value: Any) -> set[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from hassil import Intents, RecognizeResult, SlotList, recognize_ranked
+from hassil import Intents, RecognizeResult, SlotList, TextSlotList, recognize_ranked
 
 from ..hass.describe import BINARY_WORDS, STATE_WORDS
 from . import grammar, slots
@@ -82,6 +82,7 @@ class AssistReader:
         self._lists: tuple[object, dict[str, SlotList], tuple[str, ...]] | None = None
         self._kinds: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._pruned: dict[str, tuple[object, Intents]] = {}
+        self._zone_list: tuple[object, SlotList] | None = None
         self._translations: dict[str, dict[str, str]] = {}
 
     # --- names -----------------------------------------------------------------------
@@ -97,6 +98,16 @@ class AssistReader:
             self._lists = (key, lists, ids)
             self._kinds = slots.kinds(self.home, ids)
         return self._lists[1], self._lists[2]
+
+    def _zones(self, loaded: grammar.Grammar) -> SlotList:
+        """Where people can be: the home's zones and places, and the language's words
+        for home (HA leaves the list a wildcard, which reads any words as a place)."""
+        key = (self._lists[0] if self._lists else None, loaded.language)
+        if self._zone_list is None or self._zone_list[0] != key:
+            places = [(z, z) for z in slots.zones(self.home)]
+            places += [(w, "home") for w in loaded.home_words]
+            self._zone_list = (key, TextSlotList.from_tuples(places, allow_template=False))
+        return self._zone_list[1]
 
     def _grammar(self, loaded: grammar.Grammar) -> Intents:
         """The language's grammar for the kinds of devices this home has."""
@@ -140,7 +151,7 @@ class AssistReader:
             ranked = recognize_ranked(
                 text,
                 self._grammar(loaded),
-                slot_lists=lists,
+                slot_lists={**lists, "zone": self._zones(loaded)},
                 intent_context=context,
                 language=language,
                 best_slot_name="name",
@@ -214,7 +225,10 @@ class AssistReader:
                 # A longer answer ("No, su estado es normal") is said as HA says it.
                 polarity, _, rest = text.partition(",")
                 yes_no = grammar.YES_NO.get(recognized.language, frozenset())
-                if polarity.strip().lower() in yes_no and len(rest.split()) <= BARE_STATE_WORDS:
+                bare = len(rest.split()) <= BARE_STATE_WORDS and not any(
+                    n.lower() in rest.lower() for n in names.values()
+                )
+                if polarity.strip().lower() in yes_no and bare:
                     one = handled.states[0]["entity_id"]
                     handled.slots = {**handled.slots, "name": names.get(one, one)}
                     text = f"{polarity.strip()}, {say(statement)}"

@@ -65,9 +65,6 @@ def build(home: Home, exposed: Callable[[str], bool] | None = None) -> dict[str,
         "name": TextSlotList.from_tuples(names, allow_template=False),
         "area": TextSlotList.from_tuples(areas, allow_template=False),
         "floor": TextSlotList.from_tuples(floors, allow_template=False),
-        # HA leaves "zone" a wildcard; here it is the places people can be: the zones'
-        # names and the states trackers report ("Work"), so "who is at work" reads.
-        "zone": TextSlotList.from_tuples([(z, z) for z in zones(home)], allow_template=False),
     }
 
 
