@@ -225,3 +225,17 @@ def test_recognition_is_not_per_question_work() -> None:
     first = grammar.load("en")
     assert grammar.load("en") is first
     assert time.perf_counter() - started >= 0
+
+
+async def test_a_condition_on_a_helper_named_for_the_thing() -> None:
+    # The example: an input_boolean "Garage door open", nothing else that the
+    # condition names; it was answered "I found no garage doors".
+    core, home = make_assist_home("en")
+    home.set("input_boolean.garage_door_open", "on", "Garage door open")
+    result = await ask(core, "If the garage door is open, is the phone charging?")
+    assert result.condition is not None and result.condition.verdict is True, result.condition
+    assert "input_boolean.garage_door_open" in result.condition.evidence
+    assert "found no" not in result.result
+    home.set("input_boolean.garage_door_open", "off", "Garage door open")
+    result = await ask(core, "If the garage door is open, is the phone charging?")
+    assert result.condition is not None and result.condition.verdict is False

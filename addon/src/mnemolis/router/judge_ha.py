@@ -77,13 +77,12 @@ async def judge_ha(
     ha: Any, text: str, source: Any = None, now: datetime | None = None
 ) -> tuple[bool | None, str]:
     """Judge "the garage door is open", "nobody is home", "the lounge is above 25"."""
-    verdict, evidence = await _judge(ha, text, source, now)
-    if verdict is None:
-        # Nothing of that kind answered; a helper named for the condition itself may.
-        named = _named_for_it(_states_of(ha), text)
-        if named is not None:
-            return named
-    return verdict, evidence
+    # A helper named for the condition itself ("Garage door open") is what it means,
+    # before any entity whose name is only like it ("Secondary Garage Door").
+    named = _named_for_it(_states_of(ha), text)
+    if named is not None:
+        return named
+    return await _judge(ha, text, source, now)
 
 
 async def _judge(
