@@ -20,6 +20,7 @@ import numpy as np
 
 from . import relevance
 from .chunking import chunk_sections, embedding_text
+from .inline import guarded
 from .parsing import (
     MAX_FILE_BYTES,
     FileLimits,
@@ -652,7 +653,7 @@ class DocumentDatabase:
             raise
 
     def _read_once(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
-        with self._read_lock:
+        with guarded(self._read_lock):
             if self._reader is None:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")
             try:
@@ -672,8 +673,8 @@ class DocumentDatabase:
         """Whether a search may run on the event loop: few chunks (and, for a search by
         meaning, their vectors current in memory).
 
-        The read lock is only ever held by other short reads of this same small
-        database (writers have their own connection), so waiting for it is brief.
+        The loop never waits for the read lock: a search held up by another thread's
+        read moves to a thread (``inline.inline_or_thread``).
         """
         if not vectors:
             return self.chunk_count <= max_chunks

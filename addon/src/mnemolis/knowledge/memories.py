@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InvalidArgument, NotFound, Unavailable
 from . import relevance
 from .database import Spellings, connect, corrupt, transaction, vocabulary_slips
+from .inline import guarded
 from .text import fts_query, rrf
 from .vectors import Vector
 
@@ -475,7 +476,7 @@ class MemoryStore:
         if expr is None:
             return []
         where, args = self._filter_sql(tags, statuses)
-        with self._lock:
+        with guarded(self._lock):
             rows = (
                 self._db()
                 .execute(
@@ -528,7 +529,7 @@ class MemoryStore:
     ) -> list[Memory]:
         """Cosine similarity over memories embedded with the same model."""
         where, args = self._filter_sql(tags, statuses)
-        with self._lock:
+        with guarded(self._lock):
             rows = (
                 self._db()
                 .execute(
