@@ -33,6 +33,7 @@ from .protocol import (
     batching_allowed,
     decode,
     dump,
+    error_code,
     parse_json,
     rpc_error,
 )
@@ -241,7 +242,9 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
     if not pending:
         if not replies:
             return web.Response(status=202, headers=headers)
-        status = 400 if not batch and replies[0]["error"]["code"] == INVALID_REQUEST else 200  # type: ignore[index]
+        first = replies[0]
+        bad = not batch and isinstance(first, dict) and error_code(first) == INVALID_REQUEST
+        status = 400 if bad else 200
         return _json_reply(replies, batch, status, headers)
 
     if takes_sse and (not takes_json or _wants_progress(decoded)):

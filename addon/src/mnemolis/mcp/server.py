@@ -13,8 +13,6 @@ from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl
 
 from .. import __version__
-from ..errors import MnemolisError
-from ..jsontext import check_json_text
 from ..tools import ToolResult, call_tool, enabled_tools, find_tool, load_tools
 from ..tools.docs import doc_pages
 from .identity import INSTRUCTIONS, SERVER_NAME
@@ -68,12 +66,8 @@ def build_server(core: Mnemolis) -> Server[Any, Any]:
 
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def handle_call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        level = _caller_level(server)
-        try:
-            check_json_text(arguments, "arguments")
-        except MnemolisError as err:
-            return to_call_result(ToolResult(f"invalid argument: {err.message}", is_error=True))
-        return to_call_result(await call_tool(core, name, arguments, level=level))
+        # Text a transport cannot carry (a lone surrogate) was answered by protocol.decode.
+        return to_call_result(await call_tool(core, name, arguments, level=_caller_level(server)))
 
     load_tools()  # register every tool in TOOL_MODULES order (search first)
 
