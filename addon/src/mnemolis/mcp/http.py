@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import mcp.types as types
 from aiohttp import web
 
-from ..errors import Forbidden, NotFound, PayloadTooLarge
+from ..errors import Forbidden, NotFound
 from ..rest import keys
-from ..rest.registry import Access, RouteTable
+from ..rest.registry import Access, RouteTable, read_bytes
 from ..security import presented_key
 from .identity import PROTOCOL_VERSIONS
 from .protocol import (
@@ -82,14 +82,6 @@ def _accepts(request: web.Request) -> tuple[bool, bool]:
         "application/json" in accept or "application/*" in accept,
         "text/event-stream" in accept,
     )
-
-
-async def _body(request: web.Request) -> bytes:
-    try:
-        return await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        limit = request.app[MCP_SESSIONS].body_limit
-        raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit") from None
 
 
 def _version_error(request: web.Request) -> web.Response | None:
@@ -195,7 +187,7 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
     if (bad_version := _version_error(request)) is not None:
         return bad_version
     try:
-        payload = parse_json(await _body(request))
+        payload = parse_json(await read_bytes(request))
     except ValueError as err:
         return _rpc(rpc_error(None, PARSE_ERROR, str(err)), 400)
     batch = isinstance(payload, list)
@@ -417,7 +409,7 @@ async def sse_message(request: web.Request) -> web.Response:
             rpc_error(None, INVALID_REQUEST, "Session not found: reconnect to /mcp/sse"), 404
         )
     try:
-        payload = parse_json(await _body(request))
+        payload = parse_json(await read_bytes(request))
     except ValueError as err:
         return _rpc(rpc_error(None, PARSE_ERROR, str(err)), 400)
     items: list[Any] = payload if isinstance(payload, list) else [payload]
@@ -466,7 +458,7 @@ for _method, _path in (("POST", "/register"), ("GET", "/authorize"), ("POST", "/
 
 def mcp_extension(app: web.Application, core: Mnemolis) -> list[RouteTable]:
     """Create the session store for an app and hand back the MCP routes."""
-    store = SessionStore(build_server(core), body_limit=core.settings.limits.max_body_bytes)
+    store = SessionStore(build_server(core))
     app[MCP_SESSIONS] = store
 
     async def started(_app: web.Application) -> None:

@@ -157,12 +157,10 @@ class SessionStore:
         self,
         server: Server[Any, Any],
         *,
-        body_limit: int,
         limit: int = 512,
         idle: float = 3600,
     ) -> None:
         self.server = server
-        self.body_limit = body_limit
         self.limit = limit
         self.idle = idle
         self._sessions: OrderedDict[str, McpSession] = OrderedDict()
