@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..log import log_files
 from . import relevance
 from .chunking import chunk_sections, embedding_text
 from .inline import guarded
@@ -193,16 +194,20 @@ class OwnFiles:
 
     A registered folder that is (or contains) the data folder would otherwise
     see every SQLite/WAL write of the server as a change to index, and each
-    index pass writes again: a loop (issue 17 item 15).
+    index pass writes again: a loop (issue 17 item 15). The same for the file the
+    server logs to, wherever it is (issue 29 item 4).
     """
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir.resolve()
         self._prefix = str(self.data_dir).rstrip("/") + "/"
         self._folders = tuple(self._prefix + f + "/" for f in _OWN_FOLDERS)
+        self._logs = log_files()
 
     def __call__(self, path: str) -> bool:
-        """Whether ``path`` (absolute, resolved) is one of Mnemolis' own data files."""
+        """Whether ``path`` (absolute, resolved) is one of Mnemolis' own files."""
+        if path in self._logs:
+            return True
         if not path.startswith(self._prefix):
             return False
         if path.startswith(self._folders) or path + "/" in self._folders:

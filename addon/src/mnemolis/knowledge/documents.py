@@ -27,6 +27,7 @@ from ..errors import InvalidArgument, MnemolisError, NotFound, Unavailable
 from ..llm import bundled as bundled_model
 from ..settings import Settings
 from . import relevance
+from .churn import Churn
 from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, Spellings, corrupt
 from .inline import inline_or_thread, off_loop
 from .parsing import FileLimits
@@ -390,6 +391,7 @@ class Documents:
         def wanted(change: Any, path: str) -> bool:
             return not own(path) and default(change, path)
 
+        churn = Churn(name)
         self._watch_live.add(name)
         try:
             async for changes in awatch(
@@ -405,9 +407,11 @@ class Documents:
             ):
                 if not db.root.is_dir():
                     return  # deleted or moved away: the watch is on a dead inode
-                if not changes:
+                # A file changing on every pass waits its turn (a yield without changes,
+                # every WATCH_CHECK_MS, lets a held one through when its hold ends).
+                paths = churn.admit(sorted({Path(p) for _, p in changes}), time.monotonic())
+                if not paths:
                     continue
-                paths = sorted({Path(p) for _, p in changes})
                 job = functools.partial(self._update_job, name, paths)
                 await asyncio.wrap_future(self._submit(job))
         finally:
