@@ -18,9 +18,7 @@ import pytest
 
 from mnemolis.rest import keys
 
-LONG = ("How do I connect Claude Desktop to Mnemolis over MCP and what does it need? " * 60)[
-    :4000
-]
+LONG = ("How do I connect Claude Desktop to Mnemolis over MCP and what does it need? " * 60)[:4000]
 # A bound on how long a test waits for what it expects, never a figure it checks.
 BOUND_S = 60
 

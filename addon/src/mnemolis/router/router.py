@@ -29,6 +29,7 @@ from ..models import (
 )
 from ..sources.base import INSTEAD_OF, QueryContext
 from ..spoken import spoken_choosing, spoken_form
+from ..spoken_condition import with_verdict
 from ..textmatch import without_fillers
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
@@ -907,15 +908,11 @@ class Router:
         texts = list(dict.fromkeys(o.text for o in outcomes))
         body = "\n\n".join(texts)
         result = f"{lead}\n\n{body}" if lead else body
-        said = (
-            _spoken_condition(plan.condition.text, condition.verdict)
-            if condition and plan.condition
-            else ""
-        )
         heard = list(dict.fromkeys(o.text for o in answered)) or texts
         asked_of = {o.text: o.query for o in reversed(answered) if o.source_used in _QUOTED}
         each_ask = {o.text: o.asks for o in answered if o.asks}
-        spoken_bits = ([said] if said else []) + list(
+        cond = plan.condition if condition is not None else None
+        spoken_bits = list(
             # One answer (two parts answered alike) is read as one: two sentences. One
             # quote per ask ("what should the gauge read, and how do I top it up?") says
             # each ask's answer, not the first quote's two sentences.
@@ -925,10 +922,15 @@ class Router:
                 for bit in (
                     [_spoken_answer(q, ask, _sentences_for(q)) for ask, q in each_ask[t]]
                     if t in each_ask
-                    else [_spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or said else 2)]
+                    else [_spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or cond else 2)]
                 )
             )
         )
+        if cond is not None and condition is not None:  # said as a person says it
+            verdict = condition.verdict
+            spoken_bits = [
+                with_verdict(cond.text, cond.kind, verdict, cond.consequent, spoken_bits)
+            ]
         return SearchResult(
             query=req.query,
             result=result,
@@ -1031,15 +1033,6 @@ def _nothing(runs: list[SourceRun]) -> str:
     if failed:
         text += " Tried: " + ", ".join(failed) + "."
     return text
-
-
-def _spoken_condition(text: str, verdict: bool | None) -> str:
-    """The condition's verdict in words a voice assistant can say."""
-    if verdict is True:
-        return f"Condition met: {text}."
-    if verdict is False:
-        return f"Condition not met: {text}. So this does not apply for now."
-    return f"I could not check whether {text}."
 
 
 def _condition_sentence(text: str, verdict: Verdict) -> str:

@@ -26,7 +26,7 @@ from ..knowledge.chunking import ENDS_SENTENCE, file_title
 from ..knowledge.inline import off_loop
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, query_text
-from ..models import Evidence, SourceAnswer
+from ..models import Evidence, SourceAnswer, cited
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
 
 if TYPE_CHECKING:
@@ -919,5 +919,5 @@ def _cited(quotes: list[tuple[str, Passage]]) -> str:
         if following is not None and (following.db, following.hit.path) == key:
             out.append(text if ENDS_SENTENCE.search(text) else f"{text};")
         else:
-            out.append(f"{text} [{n}, {p.db}: {Path(p.hit.path).name}]")
+            out.append(cited(text, f"[{n}, {p.db}: {Path(p.hit.path).name}]"))
     return " ".join(out)
