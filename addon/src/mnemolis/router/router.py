@@ -927,10 +927,8 @@ class Router:
             )
         )
         if cond is not None and condition is not None:  # said as a person says it
-            verdict = condition.verdict
-            spoken_bits = [
-                with_verdict(cond.text, cond.kind, verdict, cond.consequent, spoken_bits)
-            ]
+            holds, asked = condition.verdict, cond.consequent
+            spoken_bits = [with_verdict(cond.text, cond.kind, holds, asked, spoken_bits)]
         return SearchResult(
             query=req.query,
             result=result,
