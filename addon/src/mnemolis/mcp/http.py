@@ -151,13 +151,18 @@ async def _pipe(request: web.Request, resp: web.StreamResponse, session: McpSess
         pass
 
 
-def _wants_progress(decoded: list[Decoded]) -> bool:
+def _wants_stream(decoded: list[Decoded], session: McpSession) -> bool:
+    """Whether the client waits for messages before the answer: progress it asked for,
+    or the log messages of a tool call on a session that set a log level."""
     for d in decoded:
         root = d.message.root if d.message is not None else None
-        if isinstance(root, types.JSONRPCRequest) and isinstance(root.params, dict):
-            meta = root.params.get("_meta")
-            if isinstance(meta, dict) and "progressToken" in meta:
-                return True
+        if not isinstance(root, types.JSONRPCRequest):
+            continue
+        if root.method == "tools/call" and session.log_level is not None:
+            return True
+        meta = root.params.get("_meta") if isinstance(root.params, dict) else None
+        if isinstance(meta, dict) and "progressToken" in meta:
+            return True
     return False
 
 
@@ -239,7 +244,7 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
         status = 400 if bad else 200
         return _json_reply(replies, batch, status, headers)
 
-    if takes_sse and (not takes_json or _wants_progress(decoded)):
+    if takes_sse and (not takes_json or _wants_stream(decoded, session)):
         resp = web.StreamResponse(headers={**SSE_HEADERS, **headers})
         await resp.prepare(request)
         try:
