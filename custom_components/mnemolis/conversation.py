@@ -36,16 +36,21 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 # Sentences that only lead into an answer: a verdict on a condition, a bare yes/no.
 # They never count against the sentence limit, and an answer never ends on one.
 _LEAD_IN = re.compile(
-    r"^(?:condition (?:not )?met:|i could not check whether|so this does not apply"
-    r"|(?:yes|no)[.!]$)",
+    r"^(?:condition (?:not )?met:|i could not check whether|i couldn't check whether"
+    r"|so this does not apply|(?:yes|no)[.!]$|.*, so that doesn't apply for now\.$)",
     re.IGNORECASE,
 )
-_CODE_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+# A code block's closing fence, and the citation an older server put on its line
+# ("``` [1, mnemolis-docs: …]"): the fence still closes the block.
+_FENCE_END = r"^[ \t]*\1[ \t]*(?:\[\d{1,3}(?:,[^\]\n]*)?\][ \t]*)?$\n?"
+_CODE_FENCE = re.compile(r"^[ \t]*(```|~~~).*?" + _FENCE_END, re.MULTILINE | re.DOTALL)
 # Words leading into a fence ("Claude Code:"), and the block's first line.
 _LED_CODE = re.compile(
-    r":[ \t]*\n\s*(```|~~~)[^\n]*\n[ \t]*([^\n]*)\n.*?^[ \t]*\1[ \t]*$\n?",
+    r":[ \t]*\n\s*(```|~~~)[^\n]*\n[ \t]*([^\n]*)\n.*?" + _FENCE_END,
     re.MULTILINE | re.DOTALL,
 )
+# The server's citation markers: "[1]", "[2, mnemolis-docs: connect-claude-desktop.md]".
+_CITATION = re.compile(r"\s*\[\d{1,3}(?:,[^\]\n]*)?\]")
 # A shell command: a program's name and its arguments; not YAML ("mnemolis:") or JSON.
 _COMMAND = re.compile(r"[a-z.][\w.+/-]*(?:\s+[^\s#][^#]*)?(?:\s#.*)?")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)")
@@ -89,14 +94,17 @@ def _command_said(match: re.Match[str]) -> str:
 
 def speakable(text: str) -> str:
     """The full answer as something to read aloud: no code blocks (but a command the words
-    lead into), links or URLs (but an address with a port, said without its scheme)."""
+    lead into), citation markers, links or URLs (but an address with a port, said without
+    its scheme)."""
     text = _LED_CODE.sub(_command_said, text)
     text = _CODE_FENCE.sub(" ", text)
+    text = _CITATION.sub("", text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _URL.sub(_said_url, text)
     text = text.replace("`", "")
     text = re.sub(r"[ \t]+([,.;:!?])(?![\w/])", r"\1", text)
-    return " ".join(text.split())
+    # Words that led into code the voice leaves out end the answer as a sentence.
+    return re.sub(r":$", ".", " ".join(text.split()))
 
 
 def shorten(text: str, length: str) -> str:

@@ -428,3 +428,36 @@ async def test_a_german_home_is_answered_in_german(
         await asyncio.sleep(0.3)
     assert speech.startswith("Nein"), speech
     assert "Haustür ist geschlossen" in speech, speech
+
+
+@pytest.mark.slow
+async def test_spoken_answers_read_no_code_and_say_a_condition_plainly(
+    hass: HomeAssistant, real_server: RealServer
+) -> None:
+    """Issue 29 item 5, through the real server: the *Full* answer to "How do I connect
+    Claude Desktop?" says the words, not the JSON (the citation after the code block
+    used to keep it from being seen as one), and *Short* says a condition as a person
+    would, not "Condition met: …"."""
+    hass.states.async_set(
+        "binary_sensor.garage_door",
+        "on",
+        {"friendly_name": "Garage Door", "device_class": "garage_door"},
+    )
+    hass.states.async_set("light.porch", "on", {"friendly_name": "Porch Light"})
+    result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": SOURCE_USER})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_URL: real_server.url}
+    )
+    entry = result["result"]
+    await hass.async_block_till_done()
+
+    hass.config_entries.async_update_entry(entry, options={CONF_RESPONSE_LENGTH: "full"})
+    speech = await _ask(hass, "How do I connect Claude Desktop?")
+    assert "claude_desktop_config.json" in speech, speech
+    for code in ("{", "mcpServers", "```", "[1"):
+        assert code not in speech, speech
+
+    hass.config_entries.async_update_entry(entry, options={CONF_RESPONSE_LENGTH: "short"})
+    speech = await _ask(hass, "If the garage door is open, is the porch light on?")
+    assert speech.startswith("The garage door is open, and "), speech
+    assert "porch light is on" in speech.lower() and "Condition" not in speech, speech

@@ -207,9 +207,9 @@ async def test_short_keeps_a_conditional_answer(
         Answer(
             trigger="window",
             source="ha",
-            result="Condition met: rain is forecast tomorrow (80 %).\n\n"
+            result="Condition “it rains tomorrow” is met: rain is forecast tomorrow (80 %).\n\n"
             "The bedroom window is open.",
-            spoken="Condition met: it rains tomorrow. The bedroom window is open.",
+            spoken="It will rain tomorrow, and yes, the bedroom window is open.",
         ),
     )
     hass.config_entries.async_update_entry(
@@ -226,14 +226,32 @@ async def test_short_keeps_a_conditional_answer(
         agent_id=AGENT,
     )
     speech = result.response.speech["plain"]["speech"]
-    assert speech == "Condition met: it rains tomorrow. The bedroom window is open."
+    assert speech == "It will rain tomorrow, and yes, the bedroom window is open."
 
 
 def test_spoken_forms() -> None:
-    # Short: a condition's verdict does not use up the one sentence.
+    # Short: a condition's verdict does not use up the one sentence (as older servers and
+    # as the server says it since issue 29).
     assert shorten("Condition not met: it is dry. So this does not apply for now.", "short") == (
         "Condition not met: it is dry. So this does not apply for now."
     )
+    said = "It won't rain tomorrow, so that doesn't apply for now. The window is open. Ok."
+    assert shorten(said, "short") == (
+        "It won't rain tomorrow, so that doesn't apply for now. The window is open."
+    )
+    said = "I couldn't check whether it will rain tomorrow. The window is open. Ok."
+    assert shorten(said, "short") == (
+        "I couldn't check whether it will rain tomorrow. The window is open."
+    )
+    # Full: a citation the server put on the closing fence's line is no reason to read
+    # the code out (issue 29 item 5); citation markers are not said either.
+    for fence_end in ("``` ", "```\n"):  # on the fence's line (older servers), after it
+        full = speakable(
+            'Add Mnemolis to `claude_desktop_config.json`:\n```\n{\n  "mcpServers": {\n'
+            '    "mnemolis": {"command": "/path/mnemolis"}\n  }\n}\n'
+            f"{fence_end}[1, mnemolis-docs: connect-claude-desktop.md]\nRestart it [2]."
+        )
+        assert full == "Add Mnemolis to claude_desktop_config.json: Restart it.", full
     # Medium: a bare "Yes." never ends the answer without what it is about.
     text = (
         "The garage door is open. It opened at 07:42. The porch light is off. "

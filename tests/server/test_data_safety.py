@@ -219,6 +219,37 @@ async def test_a_damaged_memory_index_is_found_at_start_and_answered_clearly(
     assert "Traceback" not in server.logs()
 
 
+async def test_damaged_memory_rows_are_not_said_to_be_listable(
+    start_server: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    """With the memories' own rows damaged, listing fails too: the 503 says so (issue 29
+    item 6), instead of the FTS-only message that listing and reading still work."""
+    data = tmp_path / "data"
+    server = start_server("--data-dir", str(data))
+    for n in range(80):
+        body = {"content": f"Note {n}: the spare key number {n} is under the flowerpot {n}"}
+        assert call(f"{server.url}/api/memories", "POST", body)[0] == 201
+    assert server.stop() == 0
+    assert damage(data / "memories.db", "memories") > 0
+    server = start_server("--data-dir", str(data))
+    status, listed = call(f"{server.url}/api/memories?limit=100")
+    assert status == 503, listed
+    message = listed["error"]["message"]
+    assert "memories.db" in message and "damaged" in message, message
+    assert "cannot be listed, read" in message and "still work" in message, message
+    assert "listing and reading memories" not in message, message
+    assert "restore memories.db from a backup" in message
+    assert len(message) < 600, message  # SQLite's page-by-page account is cut short
+    # Searching says the same; the rest of the server answers.
+    status, found = call(f"{server.url}/api/memories/search", "POST", {"query": "spare key"})
+    assert status == 503 and "cannot be listed" in found["error"]["message"], found
+    status, ready = call(f"{server.url}/api/health/readiness")
+    assert status == 200 and "memories.db" in ready["components"]["knowledge"]["detail"]
+    status, answer = call(f"{server.url}/search", "POST", {"query": "where is the spare key"})
+    assert status == 200, answer
+    assert "Traceback" not in server.logs()
+
+
 async def test_a_broken_registry_is_reported_and_restored(
     start_server: Callable[..., ServerProcess], tmp_path: Path
 ) -> None:

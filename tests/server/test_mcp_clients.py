@@ -67,11 +67,12 @@ Connect = Callable[..., Any]
 
 @pytest.fixture
 def connect(start_server: Callable[..., ServerProcess], tmp_path: Path) -> Iterator[Connect]:
-    """Open a ClientSession to a fresh Mnemolis over one transport, with extra env."""
+    """Open a ClientSession to a fresh Mnemolis over one transport, with extra env (and
+    the ClientSession's own keyword arguments: callbacks)."""
 
     @asynccontextmanager
     async def factory(
-        transport: str, env: dict[str, str], headers: dict[str, str] | None = None
+        transport: str, env: dict[str, str], headers: dict[str, str] | None = None, **client: Any
     ) -> AsyncIterator[tuple[ClientSession, ServerProcess | None]]:
         if transport == "stdio":
             full_env = server_env()
@@ -83,7 +84,7 @@ def connect(start_server: Callable[..., ServerProcess], tmp_path: Path) -> Itera
             with (tmp_path / "stdio-stderr.log").open("w") as errlog:
                 async with (
                     stdio_client(params, errlog=errlog) as (read, write),
-                    ClientSession(read, write) as session,
+                    ClientSession(read, write, **client) as session,
                 ):
                     yield session, None
             return
@@ -91,13 +92,13 @@ def connect(start_server: Callable[..., ServerProcess], tmp_path: Path) -> Itera
         if transport == "sse":
             async with (
                 sse_client(f"{server.url}/mcp/sse", headers=headers) as (read, write),
-                ClientSession(read, write) as session,
+                ClientSession(read, write, **client) as session,
             ):
                 yield session, server
         else:
             async with (
                 streamablehttp_client(f"{server.url}/mcp", headers=headers) as (read, write, _),
-                ClientSession(read, write) as session,
+                ClientSession(read, write, **client) as session,
             ):
                 yield session, server
 
@@ -203,7 +204,9 @@ async def test_disabled_tool_is_absent_and_uncallable(connect: Connect, transpor
         result = await session.call_tool("docs", {})
         assert result.isError is True
         assert "unknown tool 'docs'" in result.content[0].text  # type: ignore[union-attr]
-        assert (await session.list_resources()).resources == []  # docs resources go too
+        # The docs resources go too; the databases' status stays.
+        listed = [str(r.uri) for r in (await session.list_resources()).resources]
+        assert listed == ["mnemolis://databases"], listed
 
 
 @pytest.mark.parametrize("transport", ["streamable-http", "sse"])

@@ -267,3 +267,78 @@ async def test_registering_the_data_folder_does_not_loop_on_its_own_writes(
         ]
 
     await wait_for(indexed, what="a document in the data folder indexed")
+
+
+def test_the_servers_own_log_in_a_watched_folder_is_never_indexed(tmp_path: Path) -> None:
+    """``mnemolis serve > folder/server.log`` with that folder registered: the log is not
+    a document, and its own "watcher applied" lines do not feed the watcher (issue 29
+    item 4: 221 such lines in 30 s idle)."""
+    import json
+    import subprocess
+    import time
+
+    from .conftest import SERVER_BIN, free_port, server_env, wait_http
+    from .test_rag_crash import call, poll
+
+    roots = tmp_path / "roots"
+    docs = roots / "house"
+    docs.mkdir(parents=True)
+    (docs / "bins.md").write_text("# Bins\n\nThe bins go out on Tuesday.\n")
+    log = docs / "server.log"
+    port = free_port()
+    env = {**server_env(), "MNEMOLIS_RAG__ROOTS": json.dumps([str(roots)])}
+    cmd = [str(SERVER_BIN), "serve", "--port", str(port), "--data-dir", str(tmp_path / "d")]
+    with log.open("a") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(f"{url}/api/health")
+        assert call(f"{url}/api/rag", "POST", {"name": "house", "path": str(docs)})[0] == 201
+
+        def found(word: str) -> Any:
+            return call(f"{url}/api/rag/house/search", "POST", {"q": word, "mode": "keyword"})[1]
+
+        poll(lambda: bool(found("Tuesday")), 60, "the folder indexed")
+        # The log says "listening on" (and more each pass): never a document.
+        assert "listening" in log.read_text()
+        assert found("listening") == {}, found("listening")
+        (docs / "bins.md").write_text("# Bins\n\nThe bins go out on Thursday now.\n")
+        poll(lambda: bool(found("Thursday")), 60, "the change indexed")
+        time.sleep(5)  # idle: a watcher feeding on the log would apply change after change
+        applied = log.read_text().count("watcher applied")
+        assert applied <= 2, log.read_text()[-3000:]
+        assert found("listening") == {}
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
+def test_a_file_that_changes_on_every_pass_waits_longer_each_time() -> None:
+    """A log another program writes every half second: indexed three times, then held
+    (30 s, 60 s, …), its latest content indexed when a hold ends; quiet again, at once."""
+    from mnemolis.knowledge.churn import CHURN_PASSES, HOLD_FIRST_S, Churn
+
+    churn = Churn("house")
+    busy, other = Path("/docs/app.log"), Path("/docs/bins.md")
+    now = 0.0
+    indexed: list[float] = []
+    for _ in range(240):  # two minutes of a change every half second
+        if busy in churn.admit([busy], now):
+            indexed.append(now)
+        now += 0.5
+    assert indexed[:CHURN_PASSES] == [0.0, 0.5, 1.0]
+    assert len(indexed) <= CHURN_PASSES + 2, indexed  # then at 31 s and 91 s
+    assert indexed[CHURN_PASSES] >= 1.0 + HOLD_FIRST_S
+    assert churn.held(now) == [busy]
+    # Another file is not held up by it.
+    assert churn.admit([other], now) == [other]
+    # The busy one stops; what it last wrote is indexed when its hold ends, with no
+    # new change needed (the watcher asks every few seconds).
+    end = now + 600
+    while now < end and busy not in churn.due(now):
+        now += 5
+    assert now < end
+    # Quiet for a while, it is indexed at once when it changes again.
+    now += 3600
+    assert churn.admit([busy], now) == [busy]
+    assert churn.held(now) == []

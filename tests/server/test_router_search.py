@@ -607,13 +607,37 @@ async def test_condition_now_uses_the_current_hour() -> None:
 async def test_spoken_form_of_a_conditional_answer() -> None:
     home = forecast_home()
     replace_source(home, "ha", answer="The bedroom window is open. It was opened at 09:12.")
+    # Said the way a person would (issue 29 item 5), not "Condition met: it rains tomorrow."
     yes = await ask(home, "If it rains tomorrow, is the bedroom window open?")
-    assert yes.spoken == "Condition met: it rains tomorrow. The bedroom window is open."
+    assert yes.spoken == "It will rain tomorrow, and yes, the bedroom window is open."
     no = await ask(home, "If it snows tomorrow, is the bedroom window open?")
     assert no.spoken == (
-        "Condition not met: it snows tomorrow. So this does not apply for now. "
-        "The bedroom window is open."
+        "It won't snow tomorrow, so that doesn't apply for now. The bedroom window is open."
     )
+    replace_source(home, "ha", answer="The garage door is closed.")
+    closed = await ask(home, "If it rains tomorrow, is the garage door open?")
+    assert closed.spoken == "It will rain tomorrow, and the garage door is closed."
+    unknown = await ask(home, "When I get home, is the garage door open?")
+    assert unknown.spoken.startswith("I couldn't check whether I get home. "), unknown.spoken
+
+
+def test_a_verdict_is_said_as_a_statement() -> None:
+    from mnemolis.spoken_condition import verdict_said
+
+    said = {
+        ("it's windy tomorrow", "forecast", True): "It will be windy tomorrow",
+        ("it freezes tonight", "forecast", False): "It won't freeze tonight",
+        ("there is a storm on Friday", "forecast", False): "There won't be a storm on Friday",
+        ("the temperature drops below 5", "forecast", True): (
+            "The forecast says the temperature drops below 5"
+        ),
+        ("the garage door is open", "ha", False): "The garage door isn't open",
+        ("Ben is home", "ha", True): "Ben is home",
+        ("the NAS is down", "uptime", False): "The NAS isn't down",
+        ("Plex goes down", "uptime", False): "It's not so that Plex goes down",
+    }
+    for (text, kind, verdict), want in said.items():
+        assert verdict_said(text, kind, verdict) == want
 
 
 WORDS = st.sampled_from(

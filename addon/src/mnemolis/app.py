@@ -12,7 +12,7 @@ from aiohttp import web
 
 from .core import Mnemolis
 from .discovery import start_discovery
-from .errors import MnemolisError, PayloadTooLarge, RateLimited, Unauthorized
+from .errors import MnemolisError, PayloadTooLarge, RateLimited, RequestTimeout, Unauthorized
 from .jsontext import check_json_text
 from .mcp.http import mcp_extension
 from .openapi import build_openapi
@@ -41,6 +41,7 @@ _STATUS_CODES = {
     403: "forbidden",
     404: "not_found",
     405: "invalid_argument",
+    408: "request_timeout",
     413: "payload_too_large",
     429: "rate_limited",
     503: "unavailable",
@@ -89,7 +90,10 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
         headers = {"Retry-After": str(err.retry_after)} if isinstance(err, RateLimited) else {}
         if isinstance(err, Unauthorized):
             headers["WWW-Authenticate"] = www_authenticate(err.message)
-        return error_response(err.code, err.message, err.status, **headers)
+        resp = error_response(err.code, err.message, err.status, **headers)
+        if isinstance(err, RequestTimeout):
+            resp.force_close()  # the rest of the announced body never comes: no keep-alive
+        return resp
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

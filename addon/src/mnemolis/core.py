@@ -159,6 +159,7 @@ class Mnemolis:
             except Exception:
                 _LOGGER.exception("shutdown step failed")
         self._on_stop.clear()
+        self.router.close()
         if self.session is not None:
             await self.session.close()
             self.session = None

@@ -51,6 +51,13 @@ class PayloadTooLarge(MnemolisError):
     status = 413
 
 
+class RequestTimeout(MnemolisError):
+    """The client did not send the body it announced in time."""
+
+    code = "request_timeout"
+    status = 408
+
+
 class RateLimited(MnemolisError):
     """The caller sent too many requests; retry later."""
 

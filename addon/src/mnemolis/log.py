@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import stat
 import sys
 from collections.abc import Iterable
 
@@ -72,3 +74,21 @@ def setup_logging(level: str, fmt: str, secrets: Iterable[str]) -> None:
     root.addHandler(handler)
     root.setLevel(level.upper())
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+
+def log_files() -> frozenset[str]:
+    """The regular files this process logs to (stdout or stderr sent to a file, file
+    handlers), resolved: never indexed, whatever their name (issue 29: a server whose
+    log sat in a watched folder indexed its own "watcher applied" lines forever)."""
+    found: set[str] = set()
+    for fd in (1, 2):
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                found.add(os.path.realpath(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue
+    for handler in logging.getLogger().handlers:
+        name = getattr(handler, "baseFilename", None)
+        if isinstance(name, str):
+            found.add(os.path.realpath(name))
+    return frozenset(p for p in found if p.startswith("/"))

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+_ENDS_IN_CODE = re.compile(r"(?:^|\n)[ \t]*(?:```|~~~)[ \t]*$")
+
+
+def cited(text: str, mark: str) -> str:
+    """A quote with its citation mark after it; after a code block, on a line of its own:
+    on the closing fence it ends no block (Markdown) and a voice reads it with the code."""
+    return f"{text}{chr(10) if _ENDS_IN_CODE.search(text) else ' '}{mark}"
+
 
 SourceStatusName = Literal["ok", "empty", "error", "timeout", "skipped"]
 

@@ -27,6 +27,7 @@ ERROR_SCHEMA = {
                         "unauthorized",
                         "forbidden",
                         "not_found",
+                        "request_timeout",
                         "payload_too_large",
                         "rate_limited",
                         "unavailable",

@@ -170,6 +170,8 @@ class LimitsSettings(_Section):
     """Request limits that protect a small machine."""
 
     max_body_bytes: int = Field(default=1_048_576, ge=1024, le=1_073_741_824)
+    # Seconds a request body may take to arrive in full (then 408, the connection closed).
+    body_timeout: float = Field(default=30.0, gt=0, le=3600)
     max_query_chars: int = Field(default=4000, ge=1, le=100_000)
     rate_per_minute: int = Field(default=600, ge=0)
     concurrency_per_client: int = Field(default=16, ge=0)

@@ -21,13 +21,15 @@ CONTEXT_ATTRIBUTES = ("device_class",)
 def visible(home: Home, exposed: Callable[[str], bool] | None = None) -> Iterable[str]:
     """Entity ids a question may name: not hidden or disabled, and exposed when asked."""
     entries = home.registries.entities
-    for entity_id in home.states:
+    # A copy: questions are planned on a thread while the websocket updates the states.
+    for entity_id in list(home.states):
         entry = entries.get(entity_id) or {}
         if entry.get("hidden_by") or entry.get("disabled_by"):
             continue
         if exposed is not None and not exposed(entity_id):
             continue
-        if (home.states[entity_id].get("attributes") or {}).get("mode") == "password":
+        state = home.states.get(entity_id) or {}
+        if (state.get("attributes") or {}).get("mode") == "password":
             continue  # a password text helper is never read out
         yield entity_id
 
@@ -37,7 +39,9 @@ def build(home: Home, exposed: Callable[[str], bool] | None = None) -> dict[str,
     names: list[tuple[str, str, dict[str, Any]]] = []
     entries = home.registries.entities
     for entity_id in visible(home, exposed):
-        state = home.states[entity_id]
+        state = home.states.get(entity_id)
+        if state is None:
+            continue
         entry = entries.get(entity_id)
         context: dict[str, Any] = {"domain": entity_id.split(".", 1)[0]}
         attrs = state.get("attributes") or {}
@@ -71,7 +75,7 @@ def build(home: Home, exposed: Callable[[str], bool] | None = None) -> dict[str,
 def zones(home: Home) -> list[str]:
     """Zone names and the places people's states name (not home/away/unknown)."""
     out: dict[str, None] = {}
-    for entity_id, state in home.states.items():
+    for entity_id, state in list(home.states.items()):
         domain = entity_id.split(".", 1)[0]
         if domain == "zone":
             name = (state.get("attributes") or {}).get("friendly_name")
@@ -99,7 +103,7 @@ def kinds(home: Home, entity_ids: Iterable[str]) -> tuple[frozenset[str], frozen
     classes: set[str] = set()
     for entity_id in entity_ids:
         domains.add(entity_id.split(".", 1)[0])
-        dclass = (home.states[entity_id].get("attributes") or {}).get("device_class")
+        dclass = ((home.states.get(entity_id) or {}).get("attributes") or {}).get("device_class")
         if dclass:
             classes.add(str(dclass))
     return frozenset(domains), frozenset(classes)

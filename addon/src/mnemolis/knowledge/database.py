@@ -18,8 +18,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..log import log_files
 from . import relevance
 from .chunking import chunk_sections, embedding_text
+from .inline import guarded
 from .parsing import (
     MAX_FILE_BYTES,
     FileLimits,
@@ -192,16 +194,20 @@ class OwnFiles:
 
     A registered folder that is (or contains) the data folder would otherwise
     see every SQLite/WAL write of the server as a change to index, and each
-    index pass writes again: a loop (issue 17 item 15).
+    index pass writes again: a loop (issue 17 item 15). The same for the file the
+    server logs to, wherever it is (issue 29 item 4).
     """
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir.resolve()
         self._prefix = str(self.data_dir).rstrip("/") + "/"
         self._folders = tuple(self._prefix + f + "/" for f in _OWN_FOLDERS)
+        self._logs = log_files()
 
     def __call__(self, path: str) -> bool:
-        """Whether ``path`` (absolute, resolved) is one of Mnemolis' own data files."""
+        """Whether ``path`` (absolute, resolved) is one of Mnemolis' own files."""
+        if path in self._logs:
+            return True
         if not path.startswith(self._prefix):
             return False
         if path.startswith(self._folders) or path + "/" in self._folders:
@@ -652,7 +658,7 @@ class DocumentDatabase:
             raise
 
     def _read_once(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
-        with self._read_lock:
+        with guarded(self._read_lock):
             if self._reader is None:
                 raise sqlite3.ProgrammingError(f"database {self.name} is closed")
             try:
@@ -672,8 +678,8 @@ class DocumentDatabase:
         """Whether a search may run on the event loop: few chunks (and, for a search by
         meaning, their vectors current in memory).
 
-        The read lock is only ever held by other short reads of this same small
-        database (writers have their own connection), so waiting for it is brief.
+        The loop never waits for the read lock: a search held up by another thread's
+        read moves to a thread (``inline.inline_or_thread``).
         """
         if not vectors:
             return self.chunk_count <= max_chunks

@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import textmatch
-from ..errors import InvalidArgument, NotFound, Unavailable
+from ..errors import InvalidArgument, MnemolisError, NotFound, Unavailable
 from ..llm import bundled as bundled_model
 from ..settings import Settings
 from . import relevance
+from .churn import Churn
 from .database import DocumentDatabase, Hit, OwnFiles, ScanReport, Spellings, corrupt
+from .inline import inline_or_thread, off_loop
 from .parsing import FileLimits
 from .registry import (
     BUNDLED_DIR,
@@ -39,8 +41,8 @@ from .registry import (
     check_name,
     now_iso,
 )
-from .text import query_tokens, rrf
-from .vectors import Embedder, HashingEmbedder, embed_async, embed_blocking
+from .text import INLINE_QUERY_CHARS, query_tokens, rrf
+from .vectors import Embedder, HashingEmbedder, embed_query
 from .worker import RETRY_FIRST_S, RETRY_MAX_S, Halt, IndexWorker
 
 _LOGGER = logging.getLogger(__name__)
@@ -389,6 +391,7 @@ class Documents:
         def wanted(change: Any, path: str) -> bool:
             return not own(path) and default(change, path)
 
+        churn = Churn(name)
         self._watch_live.add(name)
         try:
             async for changes in awatch(
@@ -404,9 +407,11 @@ class Documents:
             ):
                 if not db.root.is_dir():
                     return  # deleted or moved away: the watch is on a dead inode
-                if not changes:
+                # A file changing on every pass waits its turn (a yield without changes,
+                # every WATCH_CHECK_MS, lets a held one through when its hold ends).
+                paths = churn.admit(sorted({Path(p) for _, p in changes}), time.monotonic())
+                if not paths:
                     continue
-                paths = sorted({Path(p) for _, p in changes})
                 job = functools.partial(self._update_job, name, paths)
                 await asyncio.wrap_future(self._submit(job))
         finally:
@@ -729,8 +734,14 @@ class Documents:
             mode == "hybrid" and not isinstance(embedder, HashingEmbedder)
         )
         vec = None
-        if semantic_on and not callable(getattr(embedder, "embed_sync", None)):
-            vec = (await embed_async(embedder, [q]))[0]
+        if semantic_on:  # awaited here, never waited for on the loop (issue 29)
+            try:
+                vec = await embed_query(embedder, q)
+            except MnemolisError as err:  # busy or gone: hybrid ranks by its words alone
+                if mode == "semantic":
+                    raise
+                _LOGGER.info("rag: ranking by words alone: %s", err.message)
+                semantic_on = False
         floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
 
         def one(db: DocumentDatabase, qvec: Any) -> tuple[list[Hit], list[Hit]]:
@@ -743,13 +754,10 @@ class Documents:
             return keyword, semantic
 
         def work() -> list[tuple[list[Hit], list[Hit]]]:
-            qvec = vec
-            if semantic_on and qvec is None:
-                qvec = embed_blocking(embedder, [q], None)[0]
             out: list[tuple[list[Hit], list[Hit]]] = []
             for db in dbs:
                 try:
-                    out.append(one(db, qvec))
+                    out.append(one(db, vec))
                 except sqlite3.Error as err:
                     _LOGGER.warning("rag %s: search failed: %s", db.name, err)
                     if strict:
@@ -762,10 +770,10 @@ class Documents:
                     out.append(([], []))
             return out
 
-        inline = (not semantic_on or callable(getattr(embedder, "embed_sync", None))) and all(
+        inline = len(q) <= INLINE_QUERY_CHARS and all(
             db.small_enough(INLINE_MAX_CHUNKS, vectors=semantic_on) for db in dbs
         )
-        return work() if inline else await asyncio.to_thread(work)
+        return await inline_or_thread(work, inline=inline)
 
     def _fuse(self, keyword: list[Hit], semantic: list[Hit], mode: str, limit: int) -> list[Hit]:
         if mode == "keyword":
@@ -892,7 +900,7 @@ class Documents:
 
         if not words:
             return {}
-        return await asyncio.to_thread(relevance.idf_weights, words, counts)
+        return await off_loop(functools.partial(relevance.idf_weights, words, counts))
 
     async def respelled(
         self, question: str, also: Callable[[], list[Speller]] | None = None
@@ -957,7 +965,7 @@ class Documents:
                     fixes[w] = next(iter(options))
             return fixes
 
-        fixes = await asyncio.to_thread(run)
+        fixes = await off_loop(run)
         for wrong, right in fixes.items():
             question = re.sub(rf"\b{re.escape(wrong)}\b", right, question, flags=re.IGNORECASE)
         return question

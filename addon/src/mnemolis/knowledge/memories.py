@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InvalidArgument, NotFound, Unavailable
 from . import relevance
 from .database import Spellings, connect, corrupt, transaction, vocabulary_slips
+from .inline import guarded
 from .text import fts_query, rrf
 from .vectors import Vector
 
@@ -173,10 +174,15 @@ def _guard(
         except sqlite3.DatabaseError as err:
             if not corrupt(err):
                 raise
-            store.mark_damaged(str(err))
+            store.mark_damaged(str(err), unreadable=fn.__name__ in _READS)
             raise Unavailable(store.damage_message()) from err
 
     return wrapper
+
+
+# What lists and reads memories, rather than searching or writing them.
+_READS = frozenset({"recent", "get", "count", "tags"})
+MAX_DAMAGE_CHARS = 200  # of SQLite's own account of the damage, in a message
 
 
 class MemoryStore:
@@ -189,6 +195,8 @@ class MemoryStore:
         self.problem: str | None = None
         #: Why memories.db is damaged (found at start or by a failing query), or None.
         self.damaged: str | None = None
+        #: Whether the damage reaches the memories' own rows (listing and reading fail too).
+        self.unreadable = False
         self._generation = 0
         self._size: int | None = None  # memories stored, once counted
         # Its own connection, only asking whether anyone committed (another
@@ -205,6 +213,7 @@ class MemoryStore:
             conn.executescript(SCHEMA)
             damage = self._check(conn)
             self._size = None if damage else self._count(conn)
+            unreadable = damage is not None and not self._readable(conn)
             probe = connect(self.path)
             self._data_version = int(probe.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.Error:
@@ -212,7 +221,7 @@ class MemoryStore:
             raise
         self._conn, self._probe = conn, probe
         if damage:
-            self.mark_damaged(damage)
+            self.mark_damaged(damage, unreadable=unreadable)
 
     @staticmethod
     def _count(conn: sqlite3.Connection) -> int:
@@ -236,18 +245,47 @@ class MemoryStore:
             return str(err)
         return None
 
-    def mark_damaged(self, reason: str) -> None:
+    @staticmethod
+    def _readable(conn: sqlite3.Connection) -> bool:
+        """Whether every memory's row can still be read (the damage is in the index only)."""
+        try:
+            conn.execute(
+                "SELECT count(*), sum(length(id) + length(content) + length(tags)) FROM memories"
+            ).fetchone()
+        except sqlite3.DatabaseError as err:
+            if not corrupt(err):
+                raise
+            return False
+        return True
+
+    def mark_damaged(self, reason: str, *, unreadable: bool = False) -> None:
         """Remember (and log once) that the file is damaged; readiness turns degraded."""
-        if self.damaged is None:
-            self.damaged = reason
+        first = self.damaged is None
+        if first:
+            reason = " ".join(reason.split())
+            cut = len(reason) > MAX_DAMAGE_CHARS
+            self.damaged = reason[:MAX_DAMAGE_CHARS].rstrip() + ("…" if cut else "")
+        if unreadable and not self.unreadable:
+            self.unreadable = True
+            first = True  # what still works has changed: say it again
+        if first:
             _LOGGER.error("%s", self.damage_message())
 
     def damage_message(self) -> str:
-        """What a caller is told while memories.db is damaged."""
+        """What a caller is told while memories.db is damaged: what still works, truly."""
+        if self.unreadable:
+            off = (
+                "memories cannot be listed, read, searched or written (their own rows are "
+                "damaged), nothing was saved; the other sources still work"
+            )
+        else:
+            off = (
+                "memory search and writes are off, nothing was saved; listing and reading "
+                "memories and the other sources still work"
+            )
         return (
-            f"the memory store {self.path} is damaged ({self.damaged}): memory search and "
-            "writes are off, nothing was saved; listing and reading memories and the other "
-            "sources still work. Stop Mnemolis and restore memories.db from a backup"
+            f"the memory store {self.path} is damaged ({self.damaged}): {off}. "
+            "Stop Mnemolis and restore memories.db from a backup"
         )
 
     def _writable(self) -> None:
@@ -475,7 +513,7 @@ class MemoryStore:
         if expr is None:
             return []
         where, args = self._filter_sql(tags, statuses)
-        with self._lock:
+        with guarded(self._lock):
             rows = (
                 self._db()
                 .execute(
@@ -528,7 +566,7 @@ class MemoryStore:
     ) -> list[Memory]:
         """Cosine similarity over memories embedded with the same model."""
         where, args = self._filter_sql(tags, statuses)
-        with self._lock:
+        with guarded(self._lock):
             rows = (
                 self._db()
                 .execute(

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument, Unavailable
+from ..errors import InvalidArgument, MnemolisError, Unavailable
 from ..settings import Settings
 from . import relevance
 from .formats import FORMATS, render
+from .inline import inline_or_thread
 from .memories import Memory, MemoryStore, check_content, fuse, parse_status, parse_tags
-from .vectors import Embedder, HashingEmbedder, embed_async, embed_blocking
+from .text import INLINE_QUERY_CHARS
+from .vectors import Embedder, HashingEmbedder, embed_async, embed_blocking, embed_query
 from .worker import RETRY_FIRST_S, RETRY_MAX_S, IndexWorker
 
 _LOGGER = logging.getLogger(__name__)
@@ -219,12 +221,15 @@ class MemoryService:
         want_lexical = chosen in ("lexical", "hybrid")
         want_semantic = chosen in ("semantic", "hybrid")
         embedder = self.embedder()
-        in_thread = callable(getattr(embedder, "embed_sync", None))
         vec: Any = None
         name = str(embedder.name)
         if want_semantic:
-            if not in_thread:  # a model embedder is awaited on the loop first
-                vec, name = await self._memory_vec(text)
+            try:  # awaited here, never waited for on the loop (issue 29)
+                vec = await embed_query(embedder, text)
+            except MnemolisError as err:  # busy or gone: the words still answer
+                _LOGGER.info("memory search by words alone: %s", err.message)
+            except Exception as err:  # the words still answer
+                _LOGGER.warning("memory embedding with %s failed: %s", name, err)
             if name not in self._memories_embedded:
                 # First search with this model: embed older memories in the background.
                 self._memories_embedded.add(name)
@@ -232,25 +237,19 @@ class MemoryService:
         floor = float(getattr(embedder, "min_similarity", relevance.SIMILARITY_NONE))
 
         def work() -> tuple[list[Memory], list[Memory]]:
-            """Both rankings (and a synchronous embedding) in one worker-thread hop."""
+            """Both rankings in one worker-thread hop (on the loop when the store is small)."""
             lexical = (
                 self.memories.lexical(text, tag_list, statuses, limit + 1) if want_lexical else []
             )
             if not want_semantic:
                 return lexical, []
-            qvec = vec
-            if qvec is None and in_thread:
-                try:
-                    qvec = embed_blocking(embedder, [text], None)[0]
-                except Exception as err:  # the words still answer
-                    _LOGGER.warning("memory embedding with %s failed: %s", name, err)
-            if qvec is None:
+            if vec is None:
                 return lexical, []
-            found = self.memories.semantic(name, qvec, tag_list, statuses, limit + 1)
+            found = self.memories.semantic(name, vec, tag_list, statuses, limit + 1)
             return lexical, [m for m in found if (m.score or 0.0) >= floor]
 
-        small = in_thread and self.memories.small_enough(INLINE_MAX_MEMORIES)
-        lexical, semantic = work() if small else await asyncio.to_thread(work)
+        small = len(text) <= INLINE_QUERY_CHARS and self.memories.small_enough(INLINE_MAX_MEMORIES)
+        lexical, semantic = await inline_or_thread(work, inline=small)
         if chosen == "lexical":
             results = lexical
         elif chosen == "semantic":

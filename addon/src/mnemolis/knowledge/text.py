@@ -19,6 +19,27 @@ _FILLER = "called mean means meaning please tell know need want ok okay much man
 STOPWORDS = frozenset(_STOP.split()) | frozenset(_FILLER.split())
 
 
+#: What of a question is searched, embedded and judged: its end, where a question says
+#: what it asks after what it tells ("… the pressure dropped. How do I top it up?"). The
+#: model reads about 512 tokens at most, and a 4,000-character question cost a third of a
+#: second of the model's only thread and seconds of judging on the event loop (issue 29).
+MAX_QUERY_CHARS = 500
+
+
+# A question longer than this is searched and judged on a worker thread: its full-text
+# query and its judging grow with it. Shorter ones (nearly all) stay on the event loop,
+# where a thread hop would cost more than the work (docs/benchmarks.md).
+INLINE_QUERY_CHARS = 150
+
+
+def query_text(text: str) -> str:
+    """The end of a long question, up to MAX_QUERY_CHARS (cut at a word start)."""
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    cut = text[-MAX_QUERY_CHARS:]
+    return cut.split(None, 1)[-1] if " " in cut.strip() else cut
+
+
 # A word written with a hyphen between two short pieces is one word: "wi-fi", "hi-fi".
 _COMPOUND = re.compile(r"\b([^\W\d_]{1,2})-([^\W\d_]{2,3})\b")
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import zlib
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+
+from .text import query_text
 
 Vector = npt.NDArray[np.float32]
 
@@ -112,14 +116,42 @@ def embed_blocking(
 
 
 async def embed_async(embedder: Any, texts: list[str]) -> list[Vector]:
-    """Embed from the event loop without blocking it for the fallback's CPU work."""
+    """Embed from the event loop without blocking it: a model is awaited on its own
+    thread, the hashing fallback's CPU work runs on a worker thread."""
     if not texts:
         return []
     sync = getattr(embedder, "embed_sync", None)
-    if callable(sync):
+    if callable(sync) and (isinstance(embedder, HashingEmbedder) or not _awaitable(embedder)):
         rows = await asyncio.to_thread(sync, texts)
         return as_unit_vectors(rows, int(embedder.dim))
     return as_unit_vectors(await embedder.embed(texts), int(embedder.dim))
+
+
+def _awaitable(embedder: Any) -> bool:
+    return inspect.iscoroutinefunction(getattr(embedder, "embed", None))
+
+
+QUERY_MEMO = 256  # question vectors kept: one question is ranked by several stages
+_QUERY_VECTORS: OrderedDict[tuple[str, str], Vector] = OrderedDict()
+
+
+async def embed_query(embedder: Any, text: str) -> Vector:
+    """One question's unit vector, from the event loop without ever waiting on the model
+    there; of ``query_text`` only, remembered for the other stages asking it."""
+    asked = query_text(text)
+    key = (str(getattr(embedder, "name", "")), asked)
+    hit = _QUERY_VECTORS.get(key)
+    if hit is not None:
+        _QUERY_VECTORS.move_to_end(key)
+        return hit
+    if isinstance(embedder, HashingEmbedder):  # no model: a few microseconds of hashing
+        vec = embedder.embed_sync([asked])[0]
+    else:
+        vec = (await embed_async(embedder, [asked]))[0]
+    _QUERY_VECTORS[key] = vec
+    if len(_QUERY_VECTORS) > QUERY_MEMO:
+        _QUERY_VECTORS.popitem(last=False)
+    return vec
 
 
 FALLBACK = HashingEmbedder()

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..tools import Tool, load_tools
 from .identity import INSTRUCTIONS, PROTOCOL_VERSIONS, SERVER_NAME
+from .prompts import PROMPTS, Prompt
 
 BUNDLE_PACKAGE = "mnemolis.bundled_docs"
 # Developer pages stay out of the bundle: it holds what a user (or an agent
@@ -93,7 +94,39 @@ ends when the stream closes.
 The bundled documentation pages are also MCP resources,
 `mnemolis://docs/{{page}}` (`text/markdown`; `resources/templates/list` names
 that template), offered while the `docs` tool is enabled; an unknown page is
-JSON-RPC error `-32002`.
+JSON-RPC error `-32002`. `mnemolis://databases` (`application/json`) is every
+document database's status, as `GET /api/rag` gives it: files indexed,
+chunks, failures, whether it is indexing or watched.
+
+**Subscriptions** (`resources/subscribe`, `resources/unsubscribe`): a client
+subscribed to `mnemolis://databases` gets `notifications/resources/updated`
+when that status changes (a database registered or removed, files indexed, a
+watcher stopping); while anyone is subscribed the status is read every 2
+seconds. The docs pages never change while the server runs: subscribing to one
+is accepted and stays quiet. Subscribing to a resource that does not exist is
+`-32002`. stdio opens the databases without a watcher, so its status changes
+only with what another process writes.
+
+**Prompts** (`prompts/list`, `prompts/get`) are the entries a client shows in
+its menu; each becomes one user message asking the model to use a Mnemolis
+tool, and is offered while that tool is enabled (below). A missing required
+argument or an unknown prompt is `-32602` naming it.
+
+**Completion** (`completion/complete`) offers, for what is being typed: the
+loaded database names (`search_documents`' `database`), the memories' tags
+(`what_i_remembered`' `tag`), times for `what_changed`' `since`, and the page
+names of the `mnemolis://docs/{{page}}` template; matches starting with what
+was typed first, then those containing it, at most 100 (`total`, `hasMore`).
+Anything else completes to an empty list.
+
+**Logging** (`logging/setLevel`): after a client sets a level it gets
+`notifications/message` about its own tool calls — what the server logged
+while running them (a source that timed out, a model that failed) and, for
+`search`, one line naming who answered and how each source did (`info`; a
+`warning` when nothing answered) — tied to the request (over Streamable HTTP
+such a call is then answered as an SSE stream carrying them). Nothing is sent
+before a level is set, nothing about other clients' requests; secrets are
+redacted as in the server's log, which also bounds the detail (`log_level`).
 
 Instructions sent to clients on `initialize`:
 
@@ -115,7 +148,8 @@ full key. A session belongs to the key that opened it: presented with
 another key it does not exist (`404`). Browser `Origin`s not in
 `allowed_origins` get `403`, and so do
 `Host` names outside the built-in list plus `allowed_hosts` (DNS rebinding).
-Bodies larger than `limits.max_body_bytes` get `413`. Browser clients
+Bodies larger than `limits.max_body_bytes` get `413`; a body that does not
+arrive in full within `limits.body_timeout` gets `408`. Browser clients
 from an allowed origin get CORS headers (a preflight `OPTIONS /mcp`, and
 `Mcp-Session-Id` exposed). stdio is a local process and has full access
 (it says so explicitly; a message reaching the tools without an access level
@@ -135,8 +169,10 @@ batches (a JSON array of messages) are answered with an array — over HTTP and
 stdio alike — on sessions of protocol `2024-11-05` and `2025-03-26`; from
 `2025-06-18` on the protocol has no batches and an array is `-32600`. Text
 with a lone UTF-16 surrogate (`"\\ud800"`) or a NUL is refused: in tool
-arguments as an `isError` result naming the argument, elsewhere as `-32602`.
-Neither ends the session.
+arguments (values or keys) as an `isError` result naming the argument, in an
+`id` or a method name as `-32600` (with a `null` id when the id itself cannot
+be written back), elsewhere as `-32602`; it is never echoed back. None of it
+ends the session, on any transport.
 
 ## Choosing tools
 
@@ -207,6 +243,29 @@ def render_tool(spec: Tool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_prompt(prompt: Prompt) -> str:
+    """One prompt's section: its menu entry, the tool it asks for and its arguments."""
+    lines = [
+        f"### `{prompt.name}` — {prompt.title}",
+        "",
+        prompt.description,
+        "",
+        f"Asks for the `{prompt.tool}` tool (offered while it is enabled).",
+        "",
+    ]
+    if prompt.arguments:
+        lines += ["| argument | required | completes | description |", "|---|---|---|---|"]
+        for arg in prompt.arguments:
+            completes = "yes" if arg.completions is not None else ""
+            lines.append(
+                f"| `{arg.name}` | {'yes' if arg.required else 'no'} | {completes} "
+                f"| {_cell(arg.description)} |"
+            )
+    else:
+        lines.append("No arguments.")
+    return "\n".join(lines) + "\n"
+
+
 def render_mcp_page(tools: dict[str, Tool] | None = None) -> str:
     """The whole docs/mcp.md text."""
     registry = tools if tools is not None else load_tools()
@@ -216,7 +275,8 @@ def render_mcp_page(tools: dict[str, Tool] | None = None) -> str:
         instructions=INSTRUCTIONS,
     )
     body = "\n".join(render_tool(registry[name]) for name in sorted(registry))
-    return head + "\n" + body
+    prompts = "\n".join(render_prompt(p) for p in PROMPTS.values())
+    return head + "\n" + body + "\n## Prompts\n\n" + prompts
 
 
 def write_all(root: Path) -> list[Path]:

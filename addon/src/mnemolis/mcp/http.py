@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import mcp.types as types
 from aiohttp import web
 
-from ..errors import Forbidden, NotFound, PayloadTooLarge
+from ..errors import Forbidden, NotFound
 from ..rest import keys
-from ..rest.registry import Access, RouteTable
+from ..rest.registry import Access, RouteTable, read_bytes
 from ..security import presented_key
 from .identity import PROTOCOL_VERSIONS
 from .protocol import (
@@ -33,6 +33,7 @@ from .protocol import (
     batching_allowed,
     decode,
     dump,
+    error_code,
     parse_json,
     rpc_error,
 )
@@ -81,14 +82,6 @@ def _accepts(request: web.Request) -> tuple[bool, bool]:
         "application/json" in accept or "application/*" in accept,
         "text/event-stream" in accept,
     )
-
-
-async def _body(request: web.Request) -> bytes:
-    try:
-        return await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        limit = request.app[MCP_SESSIONS].body_limit
-        raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit") from None
 
 
 def _version_error(request: web.Request) -> web.Response | None:
@@ -158,13 +151,18 @@ async def _pipe(request: web.Request, resp: web.StreamResponse, session: McpSess
         pass
 
 
-def _wants_progress(decoded: list[Decoded]) -> bool:
+def _wants_stream(decoded: list[Decoded], session: McpSession) -> bool:
+    """Whether the client waits for messages before the answer: progress it asked for,
+    or the log messages of a tool call on a session that set a log level."""
     for d in decoded:
         root = d.message.root if d.message is not None else None
-        if isinstance(root, types.JSONRPCRequest) and isinstance(root.params, dict):
-            meta = root.params.get("_meta")
-            if isinstance(meta, dict) and "progressToken" in meta:
-                return True
+        if not isinstance(root, types.JSONRPCRequest):
+            continue
+        if root.method == "tools/call" and session.log_level is not None:
+            return True
+        meta = root.params.get("_meta") if isinstance(root.params, dict) else None
+        if isinstance(meta, dict) and "progressToken" in meta:
+            return True
     return False
 
 
@@ -194,7 +192,7 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
     if (bad_version := _version_error(request)) is not None:
         return bad_version
     try:
-        payload = parse_json(await _body(request))
+        payload = parse_json(await read_bytes(request))
     except ValueError as err:
         return _rpc(rpc_error(None, PARSE_ERROR, str(err)), 400)
     batch = isinstance(payload, list)
@@ -241,10 +239,12 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
     if not pending:
         if not replies:
             return web.Response(status=202, headers=headers)
-        status = 400 if not batch and replies[0]["error"]["code"] == INVALID_REQUEST else 200  # type: ignore[index]
+        first = replies[0]
+        bad = not batch and isinstance(first, dict) and error_code(first) == INVALID_REQUEST
+        status = 400 if bad else 200
         return _json_reply(replies, batch, status, headers)
 
-    if takes_sse and (not takes_json or _wants_progress(decoded)):
+    if takes_sse and (not takes_json or _wants_stream(decoded, session)):
         resp = web.StreamResponse(headers={**SSE_HEADERS, **headers})
         await resp.prepare(request)
         try:
@@ -414,7 +414,7 @@ async def sse_message(request: web.Request) -> web.Response:
             rpc_error(None, INVALID_REQUEST, "Session not found: reconnect to /mcp/sse"), 404
         )
     try:
-        payload = parse_json(await _body(request))
+        payload = parse_json(await read_bytes(request))
     except ValueError as err:
         return _rpc(rpc_error(None, PARSE_ERROR, str(err)), 400)
     items: list[Any] = payload if isinstance(payload, list) else [payload]
@@ -463,7 +463,7 @@ for _method, _path in (("POST", "/register"), ("GET", "/authorize"), ("POST", "/
 
 def mcp_extension(app: web.Application, core: Mnemolis) -> list[RouteTable]:
     """Create the session store for an app and hand back the MCP routes."""
-    store = SessionStore(build_server(core), body_limit=core.settings.limits.max_body_bytes)
+    store = SessionStore(build_server(core))
     app[MCP_SESSIONS] = store
 
     async def started(_app: web.Application) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from ..errors import InvalidArgument
 from ..jsontext import check_json_text
@@ -52,9 +54,21 @@ def rpc_error(request_id: RequestId | None, code: int, message: str) -> dict[str
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
+def tool_error(request_id: RequestId, message: str) -> dict[str, Any]:
+    """A ``tools/call`` answered with a tool error (``isError``) by the transport itself."""
+    content = [{"type": "text", "text": message}]
+    return {"jsonrpc": "2.0", "id": request_id, "result": {"content": content, "isError": True}}
+
+
+def error_code(reply: dict[str, Any]) -> int | None:
+    """The JSON-RPC error code of a transport-made reply (None for a result)."""
+    error = reply.get("error")
+    return error.get("code") if isinstance(error, dict) else None
+
+
 @dataclass(slots=True)
 class Decoded:
-    """One incoming element: a valid message, or the error to answer instead."""
+    """One incoming element: a valid message, or the reply to answer instead."""
 
     message: types.JSONRPCMessage | None = None
     error: dict[str, Any] | None = None
@@ -91,6 +105,11 @@ def decode(obj: Any) -> Decoded:
     request_id: RequestId | None = raw_id if valid_id else None
     if not isinstance(obj, dict):
         return Decoded(error=rpc_error(None, INVALID_REQUEST, "Invalid Request: not an object"))
+    if isinstance(raw_id, str) and (bad := _bad_text(raw_id, "id")) is not None:
+        # An id that cannot be written back (a lone surrogate) is answered with a null id.
+        return Decoded(error=rpc_error(None, INVALID_REQUEST, f"Invalid Request: {bad}"))
+    if isinstance(obj.get("method"), str) and (bad := _bad_text(obj["method"], "method")):
+        return Decoded(error=rpc_error(request_id, INVALID_REQUEST, f"Invalid Request: {bad}"))
     if "id" in obj and not valid_id:
         # A null or structured id would otherwise read as a notification and go unanswered.
         return Decoded(
@@ -122,7 +141,22 @@ def decode(obj: Any) -> Decoded:
             return Decoded(error=rpc_error(root.id, INVALID_PARAMS, bad))
     if (bad := _text_error(obj)) is not None:
         return Decoded(error=rpc_error(request_id, INVALID_PARAMS, f"Invalid params: {bad}"))
+    if isinstance(root, types.JSONRPCRequest) and root.method == "tools/call":
+        arguments = obj["params"].get("arguments")
+        if (bad := _bad_text(arguments, "arguments")) is not None:
+            # Before the SDK sees it (a key it cannot encode fails there without a word):
+            # a tool error that names the field, as a bad value in the tool itself would.
+            return Decoded(error=tool_error(root.id, f"invalid argument: {bad}"))
     return Decoded(message=message)
+
+
+def _bad_text(value: Any, where: str) -> str | None:
+    """What is wrong with the text in ``value`` (a lone surrogate or NUL), or None."""
+    try:
+        check_json_text(value, where)
+    except InvalidArgument as err:
+        return err.message
+    return None
 
 
 def _text_error(obj: dict[str, Any]) -> str | None:
@@ -130,11 +164,7 @@ def _text_error(obj: dict[str, Any]) -> str | None:
     params = obj.get("params")
     if obj.get("method") == "tools/call" and isinstance(params, dict):
         params = {k: v for k, v in params.items() if k != "arguments"}
-    try:
-        check_json_text(params, "params")
-    except InvalidArgument as err:
-        return err.message
-    return None
+    return _bad_text(params, "params")
 
 
 _REQUEST_TYPES: dict[str, type[BaseModel]] = {
@@ -179,5 +209,23 @@ def _json_type(value: Any) -> str:
 
 
 def dump(message: types.JSONRPCMessage) -> str:
-    """Wire form of an outgoing message."""
-    return message.model_dump_json(by_alias=True, exclude_none=True)
+    """Wire form of an outgoing message; a lone surrogate that reached one (text a tool
+    echoed back) is written as U+FFFD instead of failing the transport."""
+    try:
+        return message.model_dump_json(by_alias=True, exclude_none=True)
+    except PydanticSerializationError:
+        data = message.model_dump(mode="python", by_alias=True, exclude_none=True)
+        return json.dumps(_scrubbed(data), default=str)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_scrubbed(k): _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(v) for v in value]
+    return value

@@ -40,6 +40,8 @@ class McpSession:
         self.streams = 0  # open GET/SSE streams; a session with one never idles out
         # Digest of the API key that opened the session: only that key may use it.
         self.owner: str | None = None
+        #: The level the client asked for with ``logging/setLevel`` (None: no log messages).
+        self.log_level: str | None = None
         self.outbox: asyncio.Queue[Outgoing] = asyncio.Queue(maxsize=256)
         self.closed = asyncio.Event()
         self._route = route_responses
@@ -105,6 +107,11 @@ class McpSession:
     async def send(self, message: types.JSONRPCMessage, level: str) -> None:
         """Hand one client message to the server, with the caller's access level."""
         self.touch()
+        root = message.root
+        if isinstance(root, types.JSONRPCRequest) and root.method == "logging/setLevel":
+            asked = (root.params or {}).get("level")
+            if isinstance(asked, str):
+                self.log_level = asked
         await self._in_send.send(
             SessionMessage(message, metadata=ServerMessageMetadata(request_context=level))
         )
@@ -157,12 +164,10 @@ class SessionStore:
         self,
         server: Server[Any, Any],
         *,
-        body_limit: int,
         limit: int = 512,
         idle: float = 3600,
     ) -> None:
         self.server = server
-        self.body_limit = body_limit
         self.limit = limit
         self.idle = idle
         self._sessions: OrderedDict[str, McpSession] = OrderedDict()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ import orjson
 from aiohttp import web
 from pydantic import BaseModel
 
-from ..errors import InvalidArgument, PayloadTooLarge
+from ..errors import InvalidArgument, PayloadTooLarge, RequestTimeout
 from ..jsontext import check_json_text
 from ..requestmodels import limits_context, parse_request
 from . import keys
@@ -97,15 +98,30 @@ def json_response(data: Any, status: int = 200) -> web.Response:
     return web.Response(body=body, status=status, content_type="application/json", charset="utf-8")
 
 
-async def read_json(request: web.Request) -> Any:
-    """Decode the body as JSON or raise a clear 400/413."""
-    limit = request.app[keys.SETTINGS].limits.max_body_bytes
+async def read_bytes(request: web.Request) -> bytes:
+    """The whole body within ``limits``: over max_body_bytes a 413; not all there within
+    body_timeout (a Content-Length larger than what is sent) a 408, never a held line."""
+    limits = request.app[keys.SETTINGS].limits
+    limit = limits.max_body_bytes
     if request.content_length is not None and request.content_length > limit:
         raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit")
     try:
-        raw = await request.read()
+        async with asyncio.timeout(limits.body_timeout):
+            return await request.read()
     except web.HTTPRequestEntityTooLarge:
         raise PayloadTooLarge(f"request body is larger than the {limit}-byte limit") from None
+    except TimeoutError:
+        announced = request.content_length
+        what = f"the {announced} bytes announced" if announced is not None else "the body"
+        raise RequestTimeout(
+            f"{what} did not arrive within {limits.body_timeout:g} s (limits.body_timeout); "
+            "send a Content-Length equal to the body, or the whole body sooner"
+        ) from None
+
+
+async def read_json(request: web.Request) -> Any:
+    """Decode the body as JSON or raise a clear 400/408/413."""
+    raw = await read_bytes(request)
     if not raw.strip():
         raise InvalidArgument("request body is empty; send a JSON object")
     try:

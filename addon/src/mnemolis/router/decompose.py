@@ -13,6 +13,10 @@ from .vocabulary import CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
 MAX_PARTS = 8
 MAX_SENTENCES = 12  # more sentences than this stay in the last part
 MAX_CANDIDATES = 16  # conjunctions examined per sentence (bounds the work on long text)
+# What is read of each side of a conjunction: a 4,000-character question read whole at
+# each of its conjunctions took a fifth of a second of the event loop (issue 29).
+SIDE_CHARS = 300
+FIRST_CHARS = 64  # where a text's first word is
 
 _ABBREVIATIONS = frozenset(
     [
@@ -186,7 +190,9 @@ def _said_first(sentence: str) -> tuple[str, str]:
     if not _TOLD.match(sentence):
         return "", sentence
     cuts = list(_ASKS_AFTER.finditer(sentence))
-    while len(cuts) > 1 and JOINED.search(sentence[: cuts[-1].start()]):
+    while len(cuts) > 1 and JOINED.search(
+        sentence[max(0, cuts[-1].start() - 30) : cuts[-1].start()]
+    ):
         cuts.pop()  # "…, who was that plumber we used and how do I ring him?": both asked
     if not cuts:
         return "", sentence
@@ -210,30 +216,51 @@ def _has_content(text: str) -> bool:
 
 
 def _first_token(text: str) -> str:
-    toks = tokens(normalize(text))
+    toks = tokens(normalize(text[:FIRST_CHARS]))
     return toks[0] if toks else ""
+
+
+def _head(text: str) -> str:
+    """The opening of a side, up to SIDE_CHARS (cut at a word end)."""
+    if len(text) <= SIDE_CHARS:
+        return text
+    return text[:SIDE_CHARS].rsplit(None, 1)[0]
+
+
+def _tail(text: str) -> str:
+    """The end of a side, up to SIDE_CHARS (cut at a word start): what it names last."""
+    if len(text) <= SIDE_CHARS:
+        return text
+    cut = text[-SIDE_CHARS:]
+    return cut.split(None, 1)[-1]
 
 
 def _proper_pair(left: str, right: str) -> bool:
     """ "Tom and Jerry", "Simon and Garfunkel", "Barnes and Noble": names on both sides."""
-    lw = left.split()
-    rw = right.split()
+    lw = left.rsplit(None, 1)
+    rw = right[:FIRST_CHARS].split(None, 1)
     if not lw or not rw:
         return False
     return bool(_CAPITALISED.match(lw[-1]) and _CAPITALISED.match(rw[0]))
 
 
-def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
-    """Split one sentence on conjunctions that join independent questions."""
+def split_clauses(sentence: str, sources_of: SourcesOf, room: int = MAX_PARTS) -> list[str]:
+    """Split one sentence on conjunctions that join independent questions (into at most
+    ``room`` parts: the question's other sentences took the rest)."""
     parts: list[str] = []
     left_start = 0
     listed = False
+    # Whether the left side has content, read one stretch at a time (each once).
+    left_said, read_to = False, 0
     for n, m in enumerate(_CONJUNCTION.finditer(sentence)):
-        if n >= MAX_CANDIDATES or len(parts) >= MAX_PARTS:
+        if n >= MAX_CANDIDATES or len(parts) + 1 >= room:
             break
+        if not left_said:
+            left_said = _has_content(sentence[max(read_to, left_start) : m.start()])
+            read_to = m.start()
         left = sentence[left_start : m.start()]
-        right = sentence[m.end() :]
-        if not _has_content(left) or not _has_content(right):
+        right = _head(sentence[m.end() :])
+        if not left_said or not _has_content(right):
             continue
         if _first_token(right) == "not":
             continue  # "just hot water and not the heating": what is not wanted, no ask
@@ -245,15 +272,16 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
             continue  # "When I ask you to remember something, how do you keep it?": one
         if starter:
             parts.append(left)
-            left_start = m.end()
+            left_start, left_said = m.end(), False
             continue
-        cues = list(_PAIR_CUE.finditer(left))
+        side = _tail(left)
+        cues = list(_PAIR_CUE.finditer(side))
         cue = cues[-1] if cues else None
-        if cue is not None and not _PAIR_CLOSED.search(left[cue.end() :]):
+        if cue is not None and not _PAIR_CLOSED.search(side[cue.end() :]):
             continue  # "difference between X and Y", "both X and Y", "compare X and Y"
-        if _proper_pair(left, right):
+        if _proper_pair(side, right):
             continue
-        mine = sources_of(left)
+        mine = sources_of(side)
         theirs = sources_of(_right_clause(right))
         # Two asks for different sources ("the forecast, the headlines and my services"),
         # or a bare topic beside an ask for a source ("volcanoes and the latest headlines").
@@ -261,14 +289,14 @@ def split_clauses(sentence: str, sources_of: SourcesOf) -> list[str]:
         # "then", "also" or "plus" two sources are two asks ("the news, then the weather").
         sequenced = listed or bool(_SEQUENCE.search(m.group(0)))
         differ = bool(
-            mine and theirs and not set(mine) & set(theirs) and (sequenced or _own_subject(left))
+            mine and theirs and not set(mine) & set(theirs) and (sequenced or _own_subject(side))
         )
-        topic = bool(not mine and theirs and _topic(left) and _opens_ask(right))
+        topic = bool(not mine and theirs and _topic(side) and _opens_ask(right))
         # "Check the weather, then the news, then my servers": "then" starts another ask.
         then = bool(_THEN.search(m.group(0))) and _own_subject(_right_clause(right))
         if differ or topic or then:
             parts.append(left)
-            left_start = m.end()
+            left_start, left_said = m.end(), False
             listed = listed or is_comma  # "Everest, the news and my servers": a list of asks
     parts.append(sentence[left_start:])
     return [p for p in (_clean(p) for p in parts) if p]
@@ -319,7 +347,8 @@ def decompose(question: str, sources_of: SourcesOf) -> list[str]:
     for told, sentence in meaningful:  # "Hi!", "Thanks." carry no question
         # What was told is never split ("The boiler has stopped and a red light flashes.
         # How do I reset it?"): it leads the first part of the question it tells about.
-        clauses = split_clauses(sentence, sources_of) or [sentence]
+        room = max(1, MAX_PARTS - len(parts))  # past it, parts are joined into the last
+        clauses = split_clauses(sentence, sources_of, room) or [sentence]
         parts.extend([f"{told} {clauses[0]}", *clauses[1:]] if told else clauses)
     merged: list[str] = []
     for part in parts:

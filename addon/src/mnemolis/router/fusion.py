@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from ..models import Evidence, SourceAnswer
+from ..models import Evidence, SourceAnswer, cited
 from ..textmatch import rrf_score
 from .text import normalize
 
@@ -145,7 +145,7 @@ def compose_extractive(fused: Sequence[Fused], answers: Sequence[SourceAnswer]) 
         if ev.title and ev.title != ev.source and not text.startswith(ev.title):
             text = f"{ev.title}: {text}"
         who = ev.source + (f" (also {', '.join(f.also_in)})" if f.also_in else "")
-        lines.append(f"{text} [{n}, {who}]")
+        lines.append(cited(text, f"[{n}, {who}]"))
     if not lines:
         return "\n".join(f"{src}: {txt}" for src, txt in short.items())
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..knowledge.text import query_text
 from .profiles import PROFILES
 from .text import content_words, normalize, stem, tokens
 
@@ -213,10 +214,23 @@ class MeaningStage:
         """Whether the profiles' vectors for this model are computed."""
         return self._vectors_of == _name(embedder)
 
-    async def warm(self, embedder: Any) -> None:
-        """Compute the profiles' vectors once per model (off the event loop)."""
-        if not self.ready(embedder):
-            self._set_profiles(_name(embedder), await embedder.embed(self._profile_list()))
+    async def vectors(self, embedder: Any, texts: list[str]) -> Callable[[], None]:
+        """Embed, off the event loop, the profiles (once per model) and the questions a
+        plan deferred; returns the step that stores them, run where plans run (the
+        router's planning thread), so a plan never sees them half stored."""
+        name = _name(embedder)
+        profiles = None if self.ready(embedder) else await embedder.embed(self._profile_list())
+        todo = self._todo(texts)
+        asked = [query_text(t) for t in todo]  # as the sources embed each part
+        found = await embedder.embed(asked) if asked else []
+
+        def store() -> None:
+            if profiles is not None and self._vectors_of != name:
+                self._set_profiles(name, profiles)
+            for text, vector in zip(todo, found, strict=True):
+                self._remember(text, vector)
+
+        return store
 
     def warm_sync(self, embedder: Any) -> None:
         """Blocking form of ``warm``."""
@@ -236,20 +250,13 @@ class MeaningStage:
     def _todo(self, texts: list[str]) -> list[str]:
         return list(dict.fromkeys(t for t in texts if _key(t) not in self._questions))
 
-    async def prepare(self, embedder: Any, texts: list[str]) -> None:
-        """Embed the questions a plan deferred, all in one call (off the event loop)."""
-        await self.warm(embedder)
-        todo = self._todo(texts)
-        if todo:
-            for text, vector in zip(todo, await embedder.embed(todo), strict=True):
-                self._remember(text, vector)
-
     def prepare_sync(self, embedder: Any, texts: list[str]) -> None:
         """Blocking form of ``prepare``: one call to the model for every part's question."""
         self.warm_sync(embedder)
         todo = self._todo(texts)
         if todo:
-            for text, vector in zip(todo, embedder.embed_sync(todo), strict=True):
+            asked = [query_text(t) for t in todo]
+            for text, vector in zip(todo, embedder.embed_sync(asked), strict=True):
                 self._remember(text, vector)
 
     def _question_vector(self, question: str) -> npt.NDArray[np.float32]:

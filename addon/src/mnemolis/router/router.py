@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import functools
 import inspect
@@ -11,6 +12,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,6 +32,7 @@ from ..models import (
 )
 from ..sources.base import INSTEAD_OF, QueryContext
 from ..spoken import spoken_choosing, spoken_form
+from ..spoken_condition import with_verdict
 from ..textmatch import without_fillers
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
@@ -58,6 +61,12 @@ NAME_REFRESH_TIMEOUT = 0.5  # seconds an async name refresh (monitors) may take 
 AREA = "area"  # QueryContext hint: where the question was heard ("in here")
 # Sources that read a question in any language: documents and memories match its words.
 ANY_LANGUAGE = ("rag", "memory", "web")
+# Seconds a plan waits for the embedding model (busy with other questions or indexing)
+# before the words decide alone: the model is a routing hint, the deadline is a promise.
+MEANING_WAIT = 2.0
+# A question whose stages have not all ended by the deadline is answered this much later
+# with what the deadline means, whatever is still running (issue 29).
+LATE_GRACE = 0.5
 
 
 @dataclass(slots=True)
@@ -134,6 +143,7 @@ class Router:
         self._warming: asyncio.Task[None] | None = None
         self._assist: AssistReader | None = None
         self._assist_home: object = None
+        self._planner: ThreadPoolExecutor | None = None
 
     # --- Home Assistant's grammar ----------------------------------------------------
 
@@ -526,6 +536,8 @@ class Router:
             if hit is not None:
                 self._plans.move_to_end(key)
                 return hit
+        # Read before planning: the profiles' vectors may be stored meanwhile.
+        warm = (model := self._embedder()) is None or self.meaning.ready(model)
         self._memo = {}
         try:
             plan = self._plan(query, source, fusion_sources, conversation_id, language, area)
@@ -533,9 +545,7 @@ class Router:
             self._memo = None
         # A plan decided without vectors it wanted (not yet embedded, or the profiles'
         # not yet computed) is not kept.
-        complete = not self.meaning.deferred and (
-            (embedder := self._embedder()) is None or self.meaning.ready(embedder)
-        )
+        complete = not self.meaning.deferred and warm
         if key is not None and complete:
             self._plans[key] = plan
             if len(self._plans) > PLAN_MEMO:
@@ -652,10 +662,21 @@ class Router:
     # --- running ---------------------------------------------------------------------
 
     async def search(self, req: SearchRequest) -> SearchResult:
-        """Answer one question: condition, parts concurrently, fusion, fallback."""
+        """Answer one question: condition, parts concurrently, fusion, fallback; every
+        stage within ``routing.deadline``, and the answer by it whatever still runs."""
         started = time.perf_counter()
-        settings = self.core.settings.routing
-        deadline_at = time.monotonic() + settings.deadline
+        deadline = self.core.settings.routing.deadline
+        guard = asyncio.timeout(deadline + LATE_GRACE)
+        try:
+            async with guard:
+                return await self._search(req, started, time.monotonic() + deadline)
+        except TimeoutError:
+            if not guard.expired():
+                raise
+            _LOGGER.warning("a question ran past the %g s deadline; answered without it", deadline)
+            return _late(req, deadline, started)
+
+    async def _search(self, req: SearchRequest, started: float, deadline_at: float) -> SearchResult:
         ctx = QueryContext(now=datetime.now(UTC), conversation_id=req.conversation_id)
         if req.area:
             ctx.hints[AREA] = req.area
@@ -698,6 +719,8 @@ class Router:
             part = plan.parts[i]
             if out[i].source_used != "none" or part.mode in ("language", "explicit"):
                 continue
+            if self._remaining(deadline_at) <= 0:
+                break  # no time left to ask it again
             # The first part is asked with the one after it, as the question put them.
             prev, after = plan.parts[i - 1].query if i else "", ""
             if not i and len(plan.parts) > 1:
@@ -730,23 +753,45 @@ class Router:
         )
 
     async def _unblocked[T](self, decide: Callable[[], T]) -> T:
-        """``decide()`` with the embeddings it needs computed by one awaited call to the
-        model first (it defers them), never by a blocking call from the event loop."""
+        """``decide()`` on the planning thread, with the embeddings it needs computed by
+        one awaited call to the model first (it defers them), never by a blocking call
+        from the event loop; past MEANING_WAIT the words decide alone."""
         embedder = self._embedder()
         if embedder is None or not callable(getattr(embedder, "embed", None)):
-            return decide()
+            return await self._planned(decide)
         if not self.meaning.ready(embedder):
             self._warm_soon(embedder)
-            return decide()
-        first, deferred = self._deferring(decide)
+            return await self._planned(decide)
+        first, deferred = await self._planned(functools.partial(self._deferring, decide))
         if not deferred:
             return first
         try:
-            await self.meaning.prepare(embedder, deferred)
+            async with asyncio.timeout(MEANING_WAIT):
+                store = await self.meaning.vectors(embedder, deferred)
         except Exception as err:  # the model is a routing hint; never fail a question for it
-            _LOGGER.info("meaning stage without the embedding model: %s", err)
+            _LOGGER.info("meaning stage without the embedding model: %s", err or "busy")
             return first
-        return decide()
+
+        def stored_then_decided() -> T:
+            store()
+            return decide()
+
+        return await self._planned(stored_then_decided)
+
+    async def _planned[T](self, plan: Callable[[], T]) -> T:
+        """``plan()`` on the router's planning thread: reading a long question is CPU work
+        the event loop must not do while it serves others (issue 29). One thread, so two
+        plans never share the memo of scores; the context goes with it (MCP log capture)."""
+        if self._planner is None:
+            self._planner = ThreadPoolExecutor(1, thread_name_prefix="mnemolis-plan")
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(self._planner, context.run, plan)
+
+    def close(self) -> None:
+        """Stop the planning thread (server shutdown); a later plan starts another."""
+        planner, self._planner = self._planner, None
+        if planner is not None:
+            planner.shutdown(wait=False, cancel_futures=True)
 
     def _warm_soon(self, embedder: Any) -> None:
         """Compute the profiles' vectors in the background (once per model)."""
@@ -755,7 +800,7 @@ class Router:
 
         async def warm() -> None:
             try:
-                await self.meaning.warm(embedder)
+                await self._planned(await self.meaning.vectors(embedder, []))
             except Exception as err:  # words route until the model can
                 _LOGGER.info("meaning stage without the embedding model: %s", err)
 
@@ -1059,15 +1104,11 @@ class Router:
         texts = list(dict.fromkeys(o.text for o in outcomes))
         body = "\n\n".join(texts)
         result = f"{lead}\n\n{body}" if lead else body
-        said = (
-            _spoken_condition(plan.condition.text, condition.verdict)
-            if condition and plan.condition
-            else ""
-        )
         heard = list(dict.fromkeys(o.text for o in answered)) or texts
         asked_of = {o.text: o.query for o in reversed(answered) if o.source_used in _QUOTED}
         each_ask = {o.text: o.asks for o in answered if o.asks}
-        spoken_bits = ([said] if said else []) + list(
+        cond = plan.condition if condition is not None else None
+        spoken_bits = list(
             # One answer (two parts answered alike) is read as one: two sentences. One
             # quote per ask ("what should the gauge read, and how do I top it up?") says
             # each ask's answer, not the first quote's two sentences.
@@ -1077,10 +1118,13 @@ class Router:
                 for bit in (
                     [_spoken_answer(q, ask, _sentences_for(q)) for ask, q in each_ask[t]]
                     if t in each_ask
-                    else [_spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or said else 2)]
+                    else [_spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or cond else 2)]
                 )
             )
         )
+        if cond is not None and condition is not None:  # said as a person says it
+            holds, asked = condition.verdict, cond.consequent
+            spoken_bits = [with_verdict(cond.text, cond.kind, holds, asked, spoken_bits)]
         return SearchResult(
             query=req.query,
             result=result,
@@ -1207,21 +1251,29 @@ def _not_understood(language: str | None) -> str:
     return said or ONLY_ENGLISH
 
 
+def _late(req: SearchRequest, deadline: float, started: float) -> SearchResult:
+    """The answer when the deadline passed before the question's stages all ended."""
+    text = (
+        f"No answer within the {deadline:g} s deadline (routing.deadline): Mnemolis is "
+        "busy with other questions. Ask again in a moment, or ask a shorter question."
+    )
+    return SearchResult(
+        query=req.query,
+        result=text,
+        source_used="none",
+        parts=[PartResult(req.query, "none", text)],
+        spoken=spoken_form(text),
+        conversation_id=req.conversation_id,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
 def _nothing(runs: list[SourceRun]) -> str:
     text = "No source could answer this question."
     failed = [f"{r.name} ({r.error or r.status})" for r in runs if r.status != "ok"]
     if failed:
         text += " Tried: " + ", ".join(failed) + "."
     return text
-
-
-def _spoken_condition(text: str, verdict: bool | None) -> str:
-    """The condition's verdict in words a voice assistant can say."""
-    if verdict is True:
-        return f"Condition met: {text}."
-    if verdict is False:
-        return f"Condition not met: {text}. So this does not apply for now."
-    return f"I could not check whether {text}."
 
 
 def _condition_sentence(text: str, verdict: Verdict) -> str:

@@ -28,6 +28,10 @@ from .vocabulary import (
 _LOGGER = logging.getLogger(__name__)
 
 FUZZY_CUTOFF = 88.0  # rapidfuzz ratio (0..100) a multi-letter n-gram needs to match a name
+# Words of a question matched fuzzily against the live names (exact matches read it all):
+# each word is compared with every name, so a 4,000-character question would cost the
+# event loop a second in a large home (issue 29).
+MAX_FUZZY_TOKENS = 64
 FUZZY_MIN_CHARS = 5  # shorter names and n-grams only match exactly
 MAX_NGRAM = 4
 
@@ -420,7 +424,7 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
                     found.setdefault(source, []).append((display, end - start, True, start))
                     mask[start:end] = [True] * (end - start)
         joined = " ".join(gram)
-        if len(joined) >= FUZZY_MIN_CHARS:
+        if len(joined) >= FUZZY_MIN_CHARS and end <= MAX_FUZZY_TOKENS:
             fuzzy.append((start, end, joined))
     if fuzzy and combined.long_names:
         matrix = process.cdist(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
+from ..knowledge.text import query_text
 from ..models import Evidence, SourceAnswer
 from .base import QueryContext, Source
 from .rag import clip, knowledge_store, relevant_passages
@@ -35,7 +36,7 @@ class MemorySource(Source):
         if store is None:
             raise SourceNotConfigured("the memory store is not running")
         try:
-            question = await store.respelled(question)
+            question = await store.respelled(query_text(question))
             weights = await store.term_weights(question)
             found = await store.memory_matches(question, weights, limit=10)
         except Unavailable as err:

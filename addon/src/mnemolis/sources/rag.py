@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,8 +23,10 @@ from typing import TYPE_CHECKING
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
 from ..knowledge.chunking import ENDS_SENTENCE, file_title
+from ..knowledge.inline import off_loop
 from ..knowledge.registry import BUNDLED_NAME
-from ..models import Evidence, SourceAnswer
+from ..knowledge.text import INLINE_QUERY_CHARS, query_text
+from ..models import Evidence, SourceAnswer, cited
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
 
 if TYPE_CHECKING:
@@ -699,11 +702,23 @@ async def relevant_passages(
     pool = await store.search_all(
         question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
     )
+    judge = functools.partial(_judged, question, weights, pool, floor, store.model_embedder())
+    # Judging grows with the question: a long one is judged off the event loop (issue 29).
+    return judge() if len(question) <= INLINE_QUERY_CHARS else await off_loop(judge)
+
+
+def _judged(
+    question: str,
+    weights: dict[str, float],
+    pool: list[Passage],
+    floor: float | None,
+    model: bool,
+) -> list[tuple[relevance.Match, Passage]]:
+    """The pool's passages that answer, best first (pure CPU: any thread)."""
     # An answer under a heading that asks a question (a FAQ entry) is one candidate more
     # from further down: "what can you search through?" shares only "search" with it,
     # as it does with a hundred reference passages.
     passages = pool[:CANDIDATES] + [p for p in pool[CANDIDATES:] if _asks(p.hit.heading)]
-    model = store.model_embedder()
     itself = relevance.asked(question)  # "The boiler's stopped. How do I reset it?"
     how = _HOW.match(itself) is not None
     why = (
@@ -789,7 +804,7 @@ class RagSource(Source):
         if store is None or not store.databases:
             raise SourceNotConfigured("no document database is loaded")
         failed: list[str] = []  # databases whose search failed: answer, never cache it
-        question = await store.respelled(question)
+        question = await store.respelled(query_text(question))
         about = about_mnemolis(question)
         bundled = BUNDLED_NAME in store.databases
         names = store.user_databases() + ([BUNDLED_NAME] if about and bundled else [])
@@ -904,5 +919,5 @@ def _cited(quotes: list[tuple[str, Passage]]) -> str:
         if following is not None and (following.db, following.hit.path) == key:
             out.append(text if ENDS_SENTENCE.search(text) else f"{text};")
         else:
-            out.append(f"{text} [{n}, {p.db}: {Path(p.hit.path).name}]")
+            out.append(cited(text, f"[{n}, {p.db}: {Path(p.hit.path).name}]"))
     return " ".join(out)
