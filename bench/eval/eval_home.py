@@ -182,6 +182,7 @@ class Verdict:
     spoken: str = ""
     expected: str = ""
     route: str = ""
+    grammar: bool = False  # answered (a part of it) through Home Assistant's own grammar
 
     @property
     def ok(self) -> bool:
@@ -732,6 +733,9 @@ async def ask_home(home: str, core: HassCore, cases: list[Case], data_dir: Path)
                             key=lambda v: (v.ok, v.result_ok, v.spoken_ok),
                         )
                 verdict.route = "; ".join(f"{r.name}:{r.status}" for r in result.sources)
+                verdict.grammar = any(
+                    r.reason.startswith("Home Assistant's grammar") for r in result.sources
+                )
                 verdicts.append(verdict)
     finally:
         await mn.stop()
@@ -867,6 +871,12 @@ def main() -> int:
         + (", ".join(f"{d} {v:.2f}" for d, v in weak) or "none")
     )
     failed = failed or bool(weak)
+    read = [v for v in verdicts if v.grammar]
+    print(
+        f"\nread by Home Assistant's grammar (at least one part): {len(read)}/{len(verdicts)} "
+        f"answers, {_score(read)} right; by the router's own rules only: "
+        f"{_score([v for v in verdicts if not v.grammar])} right"
+    )
     table("per domain (both homes)", "domain", verdicts)
     table("per phrasing style (both homes)", "style", verdicts)
     if args.failures != "none":
