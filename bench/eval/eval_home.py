@@ -480,7 +480,10 @@ def judge(
         part = (body.get("parts") or [{}])[-1].get("result", "")
         ok_r, w_r, expected = judge_text(part, sub, states, areas, spoken=False)
         ok_s, w_s = True, []
-        tail = spoken.split(". ", 1)[-1] if want else ""
+        # The verdict is said first ("The front door is locked, and yes, …"; before issue
+        # 29 "Condition met: …. Yes, …"); the answer is what follows it.
+        tail = re.split(r"\.\s+|,\s+and\s+", spoken, maxsplit=1)[-1]
+        tail = tail if want else ""
         if want:
             ok_s, w_s, _ = judge_text(tail, sub, states, areas, spoken=True)
         why += [f"result: {w}" for w in w_r] + [f"spoken: {w}" for w in w_s]
