@@ -5,6 +5,7 @@ Imported at the end of conftest.py (it uses what conftest defines).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -61,3 +62,17 @@ def connect(start_server: Callable[..., ServerProcess], tmp_path: Path) -> Itera
                 yield session, server
 
     yield factory
+
+
+async def spawn_stdio(data_dir: Path) -> asyncio.subprocess.Process:
+    """A real ``mnemolis mcp`` process with pipes, for raw JSON-RPC lines."""
+    return await asyncio.create_subprocess_exec(
+        str(SERVER_BIN),
+        "mcp",
+        "--data-dir",
+        str(data_dir),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=server_env(),
+    )
