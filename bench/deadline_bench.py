@@ -25,7 +25,7 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loadgen import free_port, mnemolis_env, serve_cmd, start, stop  # noqa: E402
+from loadgen import free_port, mnemolis_env, serve_cmd, start, stop
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "addon" / "src" / "mnemolis" / "bundled_docs"

@@ -157,3 +157,7 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
     """A plain HTTP client for talking to real server processes."""
     async with aiohttp.ClientSession() as session:
         yield session
+
+
+# Last: the MCP client fixture uses SERVER_BIN, ServerProcess and server_env above.
+from .mcp_client_fixture import connect  # noqa: E402, F401  (fixture: official MCP client)

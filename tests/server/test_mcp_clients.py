@@ -9,25 +9,18 @@ results, and ``mcp.disabled_tools`` removing a tool from listing and calls.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
-from mcp import ClientSession
-from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamablehttp_client
 from mcp.shared.exceptions import McpError
 from mcp.types import LATEST_PROTOCOL_VERSION
 from pydantic import AnyUrl
 
 from .conftest import SERVER_BIN, ServerProcess, free_port, server_env
-
-TRANSPORTS = ["streamable-http", "sse", "stdio"]
+from .mcp_client_fixture import TRANSPORTS, Connect
 
 FEED = """<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel>
@@ -60,49 +53,6 @@ async def feed_url() -> AsyncIterator[str]:
     await site.start()
     yield f"http://127.0.0.1:{port}/feed.xml"
     await runner.cleanup()
-
-
-Connect = Callable[..., Any]
-
-
-@pytest.fixture
-def connect(start_server: Callable[..., ServerProcess], tmp_path: Path) -> Iterator[Connect]:
-    """Open a ClientSession to a fresh Mnemolis over one transport, with extra env (and
-    the ClientSession's own keyword arguments: callbacks)."""
-
-    @asynccontextmanager
-    async def factory(
-        transport: str, env: dict[str, str], headers: dict[str, str] | None = None, **client: Any
-    ) -> AsyncIterator[tuple[ClientSession, ServerProcess | None]]:
-        if transport == "stdio":
-            full_env = server_env()
-            params = StdioServerParameters(
-                command=str(SERVER_BIN),
-                args=["mcp", "--data-dir", str(tmp_path / "stdio-data")],
-                env={**full_env, **env},
-            )
-            with (tmp_path / "stdio-stderr.log").open("w") as errlog:
-                async with (
-                    stdio_client(params, errlog=errlog) as (read, write),
-                    ClientSession(read, write, **client) as session,
-                ):
-                    yield session, None
-            return
-        server = start_server(env=env)
-        if transport == "sse":
-            async with (
-                sse_client(f"{server.url}/mcp/sse", headers=headers) as (read, write),
-                ClientSession(read, write, **client) as session,
-            ):
-                yield session, server
-        else:
-            async with (
-                streamablehttp_client(f"{server.url}/mcp", headers=headers) as (read, write, _),
-                ClientSession(read, write, **client) as session,
-            ):
-                yield session, server
-
-    yield factory
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

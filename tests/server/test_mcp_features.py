@@ -20,7 +20,7 @@ from mcp import types
 from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl
 
-from .test_mcp_clients import TRANSPORTS, Connect, connect  # noqa: F401  (fixture)
+from .mcp_client_fixture import TRANSPORTS, Connect
 
 PROMPTS = {"ask_home", "morning_briefing", "what_changed", "search_documents", "what_i_remembered"}
 # A bound on waiting for a notification, never a figure the test checks.

@@ -15,7 +15,7 @@ from mnemolis.mcp.http import MCP_SESSIONS
 from mnemolis.mcp.server import build_server
 from mnemolis.rest import keys
 
-from .conftest import SERVER_BIN, server_env
+from .mcp_client_fixture import spawn_stdio
 from .test_mcp_wire import ACCEPT, init_msg, initialize, rpc
 
 KEY = "full-key-Zq81xv"
@@ -185,17 +185,7 @@ async def test_a_message_without_a_level_only_reads(make_client: Callable[..., A
 async def test_stdio_answers_in_flight_requests_and_batches_with_an_array(
     tmp_path: Path,
 ) -> None:
-    env = server_env()
-    proc = await asyncio.create_subprocess_exec(
-        str(SERVER_BIN),
-        "mcp",
-        "--data-dir",
-        str(tmp_path / "d"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-    )
+    proc = await spawn_stdio(tmp_path / "d")
     remember = rpc("tools/call", {"name": "remember", "arguments": {"content": "Bins: Tuesday"}})
     remember["id"] = 5
     lines = [

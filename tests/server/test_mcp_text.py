@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .conftest import SERVER_BIN, server_env
+from .mcp_client_fixture import spawn_stdio
 from .test_mcp_wire import JSON, init_msg, initialize, read_event, rpc
 
 # Raw JSON lines: json.dumps would refuse to write these (that is the point).
@@ -70,16 +70,7 @@ async def test_legacy_sse(make_client: Callable[..., Any]) -> None:
 
 
 async def test_stdio_process_keeps_serving(tmp_path: Path) -> None:
-    proc = await asyncio.create_subprocess_exec(
-        str(SERVER_BIN),
-        "mcp",
-        "--data-dir",
-        str(tmp_path / "d"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(),
-    )
+    proc = await spawn_stdio(tmp_path / "d")
     lines = [
         json.dumps(init_msg()),
         json.dumps(rpc("notifications/initialized", id=None)),

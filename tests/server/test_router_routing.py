@@ -52,6 +52,41 @@ def test_routing(case: dict[str, Any]) -> None:
             assert not part["reason"].startswith("no rule matched"), part
 
 
+# Issue 29 item 10: asks said in one breath, each naming what a source answers.
+ONE_BREATH = [
+    ("battery status and security status", [("battery status", "ha"), ("security status", "ha")]),
+    ("black holes and rss", [("black holes", "kiwix"), ("rss", "news")]),
+    (
+        "house status and weather and are services up",
+        [("house status", "ha"), ("weather", "forecast"), ("are services up", "uptime")],
+    ),
+]
+# ... and what must stay one question: a shared word after the list, a pair, a list of
+# things no source names.
+ONE_QUESTION = [
+    "Are the front door and the back door locked?",
+    "Are the kitchen light, the porch light and the hall light off?",
+    "What's the difference between the old status and the new status?",
+    "salt, pepper and oil",
+    "Black and white photography",
+]
+
+
+@pytest.mark.parametrize(("question", "parts"), ONE_BREATH, ids=[q for q, _ in ONE_BREATH])
+def test_asks_in_one_breath_are_each_answered(question: str, parts: list[Any]) -> None:
+    decision = HOME.core.route(question)
+    got = [(p["query"], p["sources"]) for p in decision["parts"]]
+    assert got == [(q, [s]) for q, s in parts], decision
+    # Nothing asked is dropped: every word of the question is in one of its parts.
+    said = " ".join(p["query"] for p in decision["parts"]).split()
+    assert [w for w in question.split() if w != "and"] == [w for w in said if w != "and"]
+
+
+@pytest.mark.parametrize("question", ONE_QUESTION)
+def test_what_is_one_question_stays_one(question: str) -> None:
+    assert len(HOME.core.route(question)["parts"]) == 1
+
+
 @pytest.mark.parametrize("case", CASES["decomposition"], ids=_id)
 def test_decomposition(case: dict[str, Any]) -> None:
     decision = HOME.core.route(case["q"])

@@ -622,7 +622,7 @@ async def test_spoken_form_of_a_conditional_answer() -> None:
 
 
 def test_a_verdict_is_said_as_a_statement() -> None:
-    from mnemolis.spoken_condition import verdict_said
+    from mnemolis.router.spoken_condition import verdict_said
 
     said = {
         ("it's windy tomorrow", "forecast", True): "It will be windy tomorrow",

@@ -281,25 +281,53 @@ def split_clauses(sentence: str, sources_of: SourcesOf, room: int = MAX_PARTS) -
             continue  # "difference between X and Y", "both X and Y", "compare X and Y"
         if _proper_pair(side, right):
             continue
+        clause = _right_clause(right)
         mine = sources_of(side)
-        theirs = sources_of(_right_clause(right))
+        theirs = sources_of(clause)
         # Two asks for different sources ("the forecast, the headlines and my services"),
-        # or a bare topic beside an ask for a source ("volcanoes and the latest headlines").
-        # A list whose items name no source ("salt, pepper and oil") never splits; after
-        # "then", "also" or "plus" two sources are two asks ("the news, then the weather").
+        # or a bare topic beside an ask for a source: one that opens like an ask
+        # ("volcanoes and the latest headlines") or only names the source ("volcanoes and
+        # news"). A list whose items name no source ("salt, pepper and oil") never splits;
+        # after "then", "also" or "plus" two sources are two asks ("the news, then the
+        # weather").
         sequenced = listed or bool(_SEQUENCE.search(m.group(0)))
         differ = bool(
             mine and theirs and not set(mine) & set(theirs) and (sequenced or _own_subject(side))
         )
-        topic = bool(not mine and theirs and _topic(side) and _opens_ask(right))
+        asks = _opens_ask(right) or not _own_subject(clause)
+        topic = bool(not mine and theirs and _topic(side) and asks)
         # "Check the weather, then the news, then my servers": "then" starts another ask.
-        then = bool(_THEN.search(m.group(0))) and _own_subject(_right_clause(right))
-        if differ or topic or then:
+        then = bool(_THEN.search(m.group(0))) and _own_subject(clause)
+        if differ or topic or then or _parallel(side, clause, right):
             parts.append(left)
             left_start, left_said = m.end(), False
             listed = listed or is_comma  # "Everest, the news and my servers": a list of asks
     parts.append(sentence[left_start:])
     return [p for p in (_clean(p) for p in parts) if p]
+
+
+def _parallel(left: str, clause: str, rest: str) -> bool:
+    """Two things named in the same words, each whole: "the kitchen temperature and the
+    fridge temperature", "X status and Y status". Each side ends in the same word with
+    its own words before it, and nothing after them is shared across the "and" ("the
+    front door and the back door locked", "the kitchen light, the porch light and the
+    hall light off" share what ends them: one question). ``rest`` is all of the right
+    side, ``clause`` its part up to the next conjunction."""
+    left_toks, right_toks = tokens(normalize(left)), tokens(normalize(clause))
+    mine = content_words(left_toks)[-MAX_TOPIC_WORDS:]
+    theirs = content_words(right_toks)
+    if not (
+        len(mine) >= 2
+        and 2 <= len(theirs) <= MAX_TOPIC_WORDS
+        and left_toks[-1] == right_toks[-1] == mine[-1]  # the head ends both, said last
+        and mine[:-1] != theirs[:-1]
+    ):
+        return False
+    after = rest[len(clause) :]
+    if not after.strip() or tokens(normalize(rest))[-1:] == [mine[-1]]:
+        return True  # the sentence ends there, or its list ends in the same word
+    more = _CONJUNCTION.match(after)
+    return more is not None and _first_token(after[more.end() :]) in CLAUSE_STARTERS
 
 
 MAX_TOPIC_WORDS = 4

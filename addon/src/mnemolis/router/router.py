@@ -32,7 +32,6 @@ from ..models import (
 )
 from ..sources.base import INSTEAD_OF, QueryContext
 from ..spoken import spoken_choosing, spoken_form
-from ..spoken_condition import with_verdict
 from ..textmatch import without_fillers
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
@@ -44,6 +43,7 @@ from .meaning import MeaningStage, Ranking, usable_embedder
 from .profiles import NONE
 from .shapes import encyclopedic, happened
 from .signals import DynamicVocabulary, Scores, describe, score
+from .spoken_condition import with_verdict
 from .vocabulary import MATCH
 
 if TYPE_CHECKING:

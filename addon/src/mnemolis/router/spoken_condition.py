@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .condition_parser import _AUX as _AUXILIARIES
+
 # What ends a verdict that is no answer of its own: the integration's short form keeps
 # the answer after it (custom_components/mnemolis/conversation.py, _LEAD_IN).
 DOES_NOT_APPLY = ", so that doesn't apply for now."
@@ -24,27 +26,8 @@ _IT_VERB = re.compile(r"^(it)\s+([a-z]+s)\b", re.IGNORECASE)
 _AUX = re.compile(r"\b(is|are|was|were|has|have|can|will)\b|'s\b", re.IGNORECASE)
 _NOT = {"is": "isn't", "are": "aren't", "was": "wasn't", "were": "weren't"}
 _NOT |= {"has": "hasn't", "have": "haven't", "can": "can't", "will": "won't"}
-_YES_NO = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "am",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "shall",
-    ]
-)
+# A question that opens with an auxiliary is answered yes or no ("is the window open?").
+_YES_NO = _AUXILIARIES
 _NEGATIVE = re.compile(r"\b(?:not|no|never|none|nobody)\b|n't\b", re.IGNORECASE)
 # Words a sentence opens with that are lower-cased after "…, and".
 _COMMON_OPENERS = frozenset(
