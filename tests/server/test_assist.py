@@ -239,3 +239,13 @@ async def test_a_condition_on_a_helper_named_for_the_thing() -> None:
     home.set("input_boolean.garage_door_open", "off", "Garage door open")
     result = await ask(core, "If the garage door is open, is the phone charging?")
     assert result.condition is not None and result.condition.verdict is False
+
+
+async def test_a_place_someone_moves_to_is_read_as_a_place() -> None:
+    # Places come from where people are, read each time: no name changes when Ada moves.
+    core, home = make_assist_home("en")
+    before = await ask(core, "who is at school?")
+    assert before.sources[0].reason.startswith("Home Assistant's grammar") is False
+    home.states["person.ada"] = {**home.states["person.ada"], "state": "School"}
+    after = await ask(core, "who is at school?")
+    assert after.result == "Ada", after.result

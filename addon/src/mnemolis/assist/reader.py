@@ -84,6 +84,7 @@ class AssistReader:
         self._pruned: dict[str, tuple[object, Intents]] = {}
         self._zone_list: tuple[object, SlotList] | None = None
         self._translations: dict[str, dict[str, str]] = {}
+        self._fetched: dict[str, frozenset[str]] = {}  # language → the domains it was for
 
     # --- names -----------------------------------------------------------------------
 
@@ -102,9 +103,10 @@ class AssistReader:
     def _zones(self, loaded: grammar.Grammar) -> SlotList:
         """Where people can be: the home's zones and places, and the language's words
         for home (HA leaves the list a wildcard, which reads any words as a place)."""
-        key = (self._lists[0] if self._lists else None, loaded.language)
+        # People move between places without any name changing: read them each time.
+        key = (tuple(slots.zones(self.home)), loaded.language)
         if self._zone_list is None or self._zone_list[0] != key:
-            places = [(z, z) for z in slots.zones(self.home)]
+            places = [(z, z) for z in key[0]]
             places += [(w, "home") for w in loaded.home_words]
             self._zone_list = (key, TextSlotList.from_tuples(places, allow_template=False))
         return self._zone_list[1]
@@ -171,14 +173,17 @@ class AssistReader:
     # --- answering -------------------------------------------------------------------
 
     async def prepare(self, language: str) -> None:
-        """Fetch HA's state words for a language once (the UI's "Normal", "Erkannt")."""
-        if language in self._translations or self._fetch is None:
+        """Fetch HA's state words for a language (the UI's "Normal", "Erkannt"): once, and
+        again when the home gains a kind of device."""
+        kinds = self._kinds[0]
+        if self._fetch is None or self._fetched.get(language) == kinds:
             return
+        self._fetched[language] = kinds
         try:
             self._translations[language] = await self._fetch(language)
         except Exception as err:  # raw states are still right, only less natural
             _LOGGER.info("no state translations for %s from Home Assistant: %s", language, err)
-            self._translations[language] = {}
+            self._translations.setdefault(language, {})
 
     def answer(self, recognized: Recognized, area: str | None, now: datetime) -> Reading | None:
         """Answer a recognised intent from the states as they are now; None if it cannot."""

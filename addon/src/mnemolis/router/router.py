@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..assist import grammar
 from ..assist.reader import AssistReader, Reading, Recognized, candidates
+from ..assist.slots import zones
 from ..hass.client import Registries
 from ..knowledge import relevance
 from ..models import (
@@ -526,6 +527,8 @@ class Router:
                 language,
                 area,
                 getattr(self.core.services.ha, "language", None),
+                # Where people are reads as places ("who is at school"), names or not.
+                tuple(zones(self.reader().home)),
                 None if fusion_sources is None else tuple(fusion_sources),
                 self.vocab.generation,
                 tuple(n for n, src in self.core.sources.items() if src.configured),
