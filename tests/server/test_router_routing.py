@@ -68,6 +68,7 @@ ONE_QUESTION = [
     "Are the kitchen light, the porch light and the hall light off?",
     "What's the difference between the old status and the new status?",
     "salt, pepper and oil",
+    "give me the dishwasher's model number and serial number",
     "Black and white photography",
 ]
 

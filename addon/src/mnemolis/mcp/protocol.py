@@ -9,7 +9,6 @@ from typing import Any
 
 import mcp.types as types
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticSerializationError
 
 from ..errors import InvalidArgument
 from ..jsontext import check_json_text
@@ -213,7 +212,7 @@ def dump(message: types.JSONRPCMessage) -> str:
     echoed back) is written as U+FFFD instead of failing the transport."""
     try:
         return message.model_dump_json(by_alias=True, exclude_none=True)
-    except PydanticSerializationError:
+    except ValueError:  # pydantic's serialization error (a lone surrogate in a string)
         data = message.model_dump(mode="python", by_alias=True, exclude_none=True)
         return json.dumps(_scrubbed(data), default=str)
 

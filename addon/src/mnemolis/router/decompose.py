@@ -306,13 +306,19 @@ def split_clauses(sentence: str, sources_of: SourcesOf, room: int = MAX_PARTS) -
     return [p for p in (_clean(p) for p in parts) if p]
 
 
+_POSSESSIVE_S = re.compile(r"\w['\u2019]s\b", re.IGNORECASE)
+
+
 def _parallel(left: str, clause: str, rest: str) -> bool:
     """Two things named in the same words, each whole: "the kitchen temperature and the
     fridge temperature", "X status and Y status". Each side ends in the same word with
     its own words before it, and nothing after them is shared across the "and" ("the
     front door and the back door locked", "the kitchen light, the porch light and the
-    hall light off" share what ends them: one question). ``rest`` is all of the right
+    hall light off" share what ends them: one question; so does a possessor said only
+    on the left, "the dishwasher's model number and serial number"). ``rest`` is all of the right
     side, ``clause`` its part up to the next conjunction."""
+    if _POSSESSIVE_S.search(left) and not _POSSESSIVE_S.search(clause):
+        return False  # "the dishwasher's model number and serial number": both its own
     left_toks, right_toks = tokens(normalize(left)), tokens(normalize(clause))
     mine = content_words(left_toks)[-MAX_TOPIC_WORDS:]
     theirs = content_words(right_toks)

@@ -102,7 +102,7 @@ def _affirms(question: str, answer: str) -> bool:
 
 
 def _lowered(sentence: str) -> str:
-    first = sentence.split(" ", 1)[0]
+    first = sentence.split(" ", 1)[0].rstrip(",.;:!?")
     if first.lower() in _COMMON_OPENERS and first[:1].isupper() and first[1:].islower():
         return sentence[:1].lower() + sentence[1:]
     return sentence
