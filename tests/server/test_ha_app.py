@@ -245,7 +245,8 @@ async def test_cli_ask_with_source_ha(hass_core: HassCore, tmp_path: Path) -> No
         subprocess.run, cmd, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Alice is home")
+    # HA's own "who is home" answer: the people at home, by name.
+    assert done.stdout.startswith("Alice\n"), done.stdout
     assert "source: ha" in done.stdout
     assert "[ha] Alice" in done.stdout
     assert hass_core.token not in done.stdout + done.stderr
