@@ -88,6 +88,10 @@ without would yes yet you your yours
 _STOP = frozenset(_FUNCTION_WORDS.split())
 # The answer's citation marks ("[1, nano-shipped: faq.html]"): provenance, not content.
 _CITATION = re.compile(r"\[\d+(?:,[^\]]*)?\]")
+# FAQ labels before an answer ("Answer:", "A:"): layout, not content.
+_LABEL = re.compile(r"\b(?:answer|a|q)\s*:", re.I)
+# Where a clause ends: the truth's first clauses are its direct answer.
+_CLAUSE = re.compile(r"(?<=[.!?:;])\s+")
 _REFUSAL = re.compile(
     r"no source could answer|nothing (?:here |in [^.]{0,80})?(?:answers|says)|"
     r"(?:i|mnemolis) (?:don't|do not) know|found no answer|no answer (?:was )?found",
@@ -105,21 +109,44 @@ def content(text: str) -> set[str]:
     return {w for w in words(text) if len(w) > 2 and w not in _STOP}
 
 
+def lead_sentences(truth: str, count: int = 2) -> list[list[str]]:
+    """The words of the truth's first clauses: where an FAQ answer says its answer."""
+    parts = [words(p) for p in _CLAUSE.split(truth)]
+    return [p for p in parts if p][:count]
+
+
 def judge_answer(answer: str, question: str, truth: str) -> str:
-    """Empty when the answer carries the truth's content; else why it does not."""
-    said = " ".join(words(_CITATION.sub(" ", answer)))
+    """Empty when the answer carries the truth's content; else why it does not.
+
+    Right when, once its citation marks, markup, FAQ labels ("Answer:") and any quote
+    of the question are set aside, the answer either quotes one of the truth's first
+    two clauses whole (the short direct answer: "No.", "Yes, use send_task.") or
+    shares enough of the truth's content words; and in both cases most of its own
+    content words come from the truth. A quote of the question or a cross-reference
+    to it ("see Section 6.1, ...?") has no words of the truth and is wrong.
+    """
+    cleaned = _LABEL.sub(" ", _CITATION.sub(" ", answer).replace("*", " ").replace("`", " "))
+    said = " ".join(words(cleaned))
     for asked in (question, question.rstrip("?")):
         said = said.replace(" ".join(words(asked)), " ")
+    said_words = said.split()
+    if not said_words:
+        return "says nothing beyond the question itself"
     own = content(said) - content(question)
-    if not own:
-        return "says nothing beyond the question's own words"
     truth_words = content(truth) - content(question)
     shared = own & truth_words
+    if own and len(shared) / len(own) < PRECISION:
+        return f"only {len(shared)} of its {len(own)} words come from the truth"
+    padded = f" {said} "
+    for lead in lead_sentences(truth):
+        run = " ".join(lead)
+        if (len(lead) >= 3 and f" {run} " in padded) or said.strip().startswith(run):
+            return ""
+    if not own:
+        return "says nothing beyond the question's own words"
     need = min(SHARED_WORDS, max(1, math.ceil(SHARED_SHARE * len(truth_words))))
     if len(shared) < need:
         return f"shares {len(shared)} of the {need} truth words needed"
-    if len(shared) / len(own) < PRECISION:
-        return f"only {len(shared)} of its {len(own)} words come from the truth"
     return ""
 
 
