@@ -88,6 +88,8 @@ without would yes yet you your yours
 _STOP = frozenset(_FUNCTION_WORDS.split())
 # The answer's citation marks ("[1, nano-shipped: faq.html]"): provenance, not content.
 _CITATION = re.compile(r"\[\d+(?:,[^\]]*)?\]")
+# reStructuredText read out raw (":meth:", ".. _faq-x:", "<target>"): markup, not content.
+_MARKUP = re.compile(r"\.\. _[\w-]+:|(?<!\w):[a-z]+:(?=[`\w])|<[\w.]+>")
 # FAQ labels before an answer ("Answer:", "A:"): layout, not content.
 _LABEL = re.compile(r"\b(?:answer|a|q)\s*:", re.I)
 # Where a clause ends: the truth's first clauses are its direct answer.
@@ -118,14 +120,15 @@ def lead_sentences(truth: str, count: int = 2) -> list[list[str]]:
 def judge_answer(answer: str, question: str, truth: str) -> str:
     """Empty when the answer carries the truth's content; else why it does not.
 
-    Right when, once its citation marks, markup, FAQ labels ("Answer:") and any quote
-    of the question are set aside, the answer either quotes one of the truth's first
-    two clauses whole (the short direct answer: "No.", "Yes, use send_task.") or
-    shares enough of the truth's content words; and in both cases most of its own
-    content words come from the truth. A quote of the question or a cross-reference
-    to it ("see Section 6.1, ...?") has no words of the truth and is wrong.
+    Right when, once its citation marks, markup (Markdown, raw RST roles), FAQ labels
+    ("Answer:") and any quote of the question are set aside, the answer either quotes
+    one of the truth's first two clauses whole (the short direct answer: "No.", "Yes,
+    use send_task.") or shares enough of the truth's content words; and in both cases
+    most of its own content words come from the truth. A quote of the question or a
+    cross-reference to it ("see Section 6.1, ...?") has no words of the truth: wrong.
     """
-    cleaned = _LABEL.sub(" ", _CITATION.sub(" ", answer).replace("*", " ").replace("`", " "))
+    cleaned = _MARKUP.sub(" ", _CITATION.sub(" ", answer))
+    cleaned = _LABEL.sub(" ", cleaned.replace("*", " ").replace("`", " "))
     said = " ".join(words(cleaned))
     for asked in (question, question.rstrip("?")):
         said = said.replace(" ".join(words(asked)), " ")
