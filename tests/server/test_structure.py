@@ -236,3 +236,29 @@ def test_long_paragraph_is_not_cut_after_a_title() -> None:
     chunks = chunks_of("notes.txt", "Kids\n\n" + sentence * 40)
     assert len(chunks) > 1
     assert all(not c.content.endswith("Dr.") for c in chunks)
+
+
+def test_a_labelled_question_of_several_sentences_heads_its_answer() -> None:
+    text = (
+        "<h2>Numbers FAQ</h2><p>Q. Values print in many forms. Is there one canonical form?</p>"
+        "<p>A. The normalize() method maps them to one.</p>"
+        "<p>Q. Within a long calculation, how can I check the rounding.</p>"
+        "<p>A. Run it again with more precision.</p>"
+    )
+    chunks = chunks_of("numbers.html", text)
+    assert [c.content for c in chunks] == [
+        "The normalize() method maps them to one.",
+        "Run it again with more precision.",
+    ]
+    assert chunks[0].heading.endswith("> Values print in many forms. Is there one canonical form?")
+    assert chunks[1].heading.endswith("> Within a long calculation, how can I check the rounding.")
+
+
+def test_a_sentence_that_only_ends_in_a_question_mark_is_no_heading() -> None:
+    text = (
+        "# Regex\n\nFor example, this one is verbose; see how much easier it is to read?\n\n"
+        "```\nx = 1\n```\n\nWithout it the pattern is dense.\n"
+    )
+    chunks = chunks_of("regex.md", text)
+    assert all(c.heading == "Regex" for c in chunks), chunks
+    assert any("see how much easier" in c.content for c in chunks)

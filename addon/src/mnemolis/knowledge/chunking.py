@@ -33,9 +33,57 @@ _TABLE_RULE = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?")
 ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 # What may open a question that heads its answer: "Q:", "Question 3.", "(22)", "3.4:", "6.2".
 _QUESTION_LABEL = re.compile(
-    r"(?:Q(?:uestion)?\s*\d{0,3}\s*[:.)\-]\s*|\(?\d{1,3}(?:\.\d{1,3})*[.:)]?\)?\s+)"
+    r"(?:Q(?:uestion)?\s*\d{0,3}\s*[:.)]\s*|\(?\d{1,3}(?:\.\d{1,3})*[.:)]?\)?\s+)"
 )
 _ANSWER_LABEL = re.compile(r"A(?:nswer)?\s*\d{0,3}\s*[:.)\-]\s+(?=\S)")
+# The words a question opens with ("How do I …?", "Can't it …?", "Is there …?").
+QUESTION_WORDS = frozenset(
+    [
+        "how",
+        "what",
+        "why",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "can",
+        "cant",
+        "could",
+        "couldnt",
+        "do",
+        "does",
+        "doesnt",
+        "did",
+        "didnt",
+        "dont",
+        "is",
+        "isnt",
+        "are",
+        "arent",
+        "was",
+        "wasnt",
+        "were",
+        "will",
+        "wont",
+        "would",
+        "wouldnt",
+        "should",
+        "shouldnt",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "has",
+        "hasnt",
+        "have",
+        "havent",
+        "had",
+        "am",
+    ]
+)
+_FIRST_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 _ASKS = re.compile(r"\?[*_]*$")  # ends in "?" (not in a quotation: '… “How many?”')
 QUESTION_CHARS = 300  # a question heading longer than this is a paragraph that asks
 # A line of a list written without bullets: "Plumber - Joe Smith - 555-0100", a phone number,
@@ -212,13 +260,22 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
 def _question(lines: list[str], i: int) -> int:
     """How many lines from ``i`` ask a question that heads its answer (0: none).
 
-    "(22) Does it support foreign keys?", "Q: Where is the stopcock?", "3.4: How do
-    I reset the\nrouter?": a question standing on its own lines, opening with a
-    capital after its label. A quoted question ("read Section 6.1, “How many …?”")
-    or a paragraph that asks after it tells ("It leaks. Why?") is no heading.
+    "(22) Does it support foreign keys?", "3.4: How do I reset the\nrouter?", "Why
+    is it slow?": a question standing on its own lines, opening with a question
+    word after its label. A quoted question ("read Section 6.1, “How many …?”"),
+    a paragraph that asks after it tells ("It leaks. Why?") or a sentence that
+    only ends in a question mark ("For example, … see how easy it is?") is no
+    heading. After an explicit "Q:" everything up to the answer is the question.
     """
-    label = _QUESTION_LABEL.match(lines[i])
-    if not lines[i][label.end() if label else 0 :][:1].isupper():
+    line = lines[i]
+    label = _QUESTION_LABEL.match(line)
+    opening = label.end() if label else 0
+    if opening >= len(line) or not line[opening].isupper():
+        return 0
+    if label and line[0] in "Qq":
+        return _labelled_question(lines, i)
+    word = _FIRST_WORD.match(line, opening)
+    if word is None or re.sub("['\u2019]", "", word.group().lower()) not in QUESTION_WORDS:
         return 0
     size = 0
     for n in range(i, min(i + 3, len(lines))):
@@ -226,10 +283,24 @@ def _question(lines: list[str], i: int) -> int:
         if size > QUESTION_CHARS:
             return 0
         if _ASKS.search(lines[n]):
-            asked = " ".join(lines[i : n + 1])[label.end() if label else 0 :]
+            asked = " ".join(lines[i : n + 1])[opening:]
             return n - i + 1 if SENTENCE_BREAK.search(asked) is None else 0
         if ENDS_SENTENCE.search(lines[n]) or lines[n].endswith(":"):
             return 0
+    return 0
+
+
+def _labelled_question(lines: list[str], i: int) -> int:
+    """The lines of a "Q:" question: to its "?", to the line before "A:", or one sentence."""
+    size = 0
+    for n in range(i, min(i + 8, len(lines))):
+        size += len(lines[n]) + 1
+        if size > 2 * QUESTION_CHARS:
+            return 0
+        if _ASKS.search(lines[n]) or ENDS_SENTENCE.search(lines[n]):
+            return n - i + 1
+        if n + 1 < len(lines) and _ANSWER_LABEL.match(lines[n + 1]):
+            return n - i + 1
     return 0
 
 
@@ -240,13 +311,10 @@ def _asked(lines: list[str]) -> str:
     return text[label.end() :] if label and text[:1] in "Qq" else text
 
 
-def _answer(lines: list[str]) -> list[str]:
-    """The lines after a question without the answer's "A:" label."""
-    if lines:
-        label = _ANSWER_LABEL.match(lines[0])
-        if label:
-            lines = [lines[0][label.end() :], *lines[1:]]
-    return lines
+def _unlabelled(line: str) -> str:
+    """The first line after a question without the answer's "A:" label."""
+    label = _ANSWER_LABEL.match(line)
+    return line[label.end() :] if label else line
 
 
 def _prose(lines: list[str]) -> Iterator[_Block]:
@@ -268,8 +336,9 @@ def _prose(lines: list[str]) -> Iterator[_Block]:
                 yield _Block("\n".join(body) or title, "prose", title if body else "")
             title, body = "", []
             yield _Block(_asked(lines[i : i + asks]), "question")
-            lines = [*lines[: i + asks], *_answer(lines[i + asks :])]
             i += asks
+            if i < len(lines):
+                lines[i] = _unlabelled(lines[i])
             continue
         if after and starts and title_line(line, after):
             if body or title:
@@ -305,9 +374,14 @@ def _blocks(text: str) -> Iterator[_Block]:
             if body.strip():
                 yield _Block(f"```\n{body}\n```", "code")  # fenced: readers (and answers) see code
             continue
-        while lines and (asks := _question(lines, 0)):
-            yield _Block(_asked(lines[:asks]), "question")
-            lines = _answer(lines[asks:])
+        first = 0
+        while first < len(lines) and (asks := _question(lines, first)):
+            yield _Block(_asked(lines[first : first + asks]), "question")
+            first += asks
+            if first < len(lines):
+                lines[first] = _unlabelled(lines[first])
+        if first:
+            lines = lines[first:]
         if not lines:
             continue
         lead: list[str] = []
