@@ -262,3 +262,10 @@ def test_a_sentence_that_only_ends_in_a_question_mark_is_no_heading() -> None:
     chunks = chunks_of("regex.md", text)
     assert all(c.heading == "Regex" for c in chunks), chunks
     assert any("see how much easier" in c.content for c in chunks)
+
+
+def test_answer_units_are_not_cut_at_a_title() -> None:
+    from mnemolis.sources.rag import _units
+
+    units = _units("Our vet is Dr. Jones at St. Francis. Call 613-555-0142 to book.")
+    assert units == ["Our vet is Dr. Jones at St. Francis.", "Call 613-555-0142 to book."]
