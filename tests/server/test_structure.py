@@ -269,3 +269,38 @@ def test_answer_units_are_not_cut_at_a_title() -> None:
 
     units = _units("Our vet is Dr. Jones at St. Francis. Call 613-555-0142 to book.")
     assert units == ["Our vet is Dr. Jones at St. Francis.", "Call 613-555-0142 to book."]
+
+
+def test_numbered_faq_entries_head_their_answers_even_without_a_question_mark() -> None:
+    text = (
+        "1. How do I set up a mailing list?\n\n\tRead the INTRO file first.\n\n"
+        "2. When I compile it the compiler warns about pointers.\n"
+        "   Should I be concerned?\n\n\tIgnore these warnings.\n\n"
+        "3. The From_ line shows the wrong time zone.\n\n\tThis is a known bug in old mailers.\n"
+    )
+    chunks = chunks_of("mail-faq.txt", text)
+    assert_no_bare_question(chunks)
+    headings = {c.content: c.heading.split(" > ")[-1] for c in chunks}
+    assert headings == {
+        "Read the INTRO file first.": "1. How do I set up a mailing list?",
+        "Ignore these warnings.": (
+            "2. When I compile it the compiler warns about pointers. Should I be concerned?"
+        ),
+        "This is a known bug in old mailers.": "3. The From_ line shows the wrong time zone.",
+    }
+
+
+def test_numbered_steps_are_no_faq_entries() -> None:
+    text = "Bleeding\n\n1. Turn the heating off.\n\n2. Open the valve a quarter turn.\n"
+    chunks = chunks_of("radiators.txt", text)
+    assert [c.content for c in chunks] == [
+        "1. Turn the heating off.",
+        "2. Open the valve a quarter turn.",
+    ]
+    assert {c.heading for c in chunks} == {"radiators > Bleeding"}
+
+
+def test_answer_label_under_a_question_title_is_dropped() -> None:
+    rst = "What is it for?\n===============\n\n**Answer:** Running work in the background.\n"
+    chunks = chunks_of("faq.rst", rst)
+    assert [c.content for c in chunks] == ["Running work in the background."]

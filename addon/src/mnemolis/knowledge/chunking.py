@@ -35,7 +35,9 @@ ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 _QUESTION_LABEL = re.compile(
     r"(?:Q(?:uestion)?\s*\d{0,3}\s*[:.)]\s*|\(?\d{1,3}(?:\.\d{1,3})*[.:)]?\)?\s+)"
 )
-_ANSWER_LABEL = re.compile(r"A(?:nswer)?\s*\d{0,3}\s*[:.)\-]\s+(?=\S)")
+_ANSWER_LABEL = re.compile(
+    r"[*_]{0,2}A(?:nswer)?\s*\d{0,3}[*_]{0,2}\s*[:.)\-][*_]{0,2}\s+(?=\S)"  # "**Answer:** …"
+)
 # The words a question opens with ("How do I …?", "Can't it …?", "Is there …?").
 QUESTION_WORDS = frozenset(
     [
@@ -108,7 +110,7 @@ class _Block:
     """A structural unit before size limits: its text, kind and the lead over it."""
 
     text: str
-    kind: str  # "prose" | "item" | "steps" | "record" | "code" | "question"
+    kind: str  # "prose" | "item" | "steps" | "record" | "code" | "question" | "entry"
     lead: str = ""
 
 
@@ -304,6 +306,36 @@ def _labelled_question(lines: list[str], i: int) -> int:
     return 0
 
 
+_NUMBER = re.compile(r"\(?(\d{1,3}(?:\.\d{1,3})*)[.:)]?\)?\s")
+ENTRY_CHARS = 400  # a numbered paragraph this short (and ENTRY_LINES) may be a FAQ entry
+ENTRY_LINES = 6
+
+
+def _entry(lines: list[str]) -> bool:
+    """A numbered paragraph short enough to be a FAQ entry's title ("13. The From_ line …")."""
+    return (
+        len(lines) <= ENTRY_LINES
+        and _NUMBER.match(lines[0]) is not None
+        and sum(len(line) + 1 for line in lines) <= ENTRY_CHARS
+    )
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    """The numbers of an entry's label ("3.4:" -> (3, 4)), or ()."""
+    match = _NUMBER.match(text)
+    return tuple(int(n) for n in match.group(1).split(".")) if match else ()
+
+
+def _follows(entry: str, question: str) -> bool:
+    """Whether a numbered entry comes right after the numbered question (12 -> 13, 3.4 -> 3.5)."""
+    now, before = _numbers(entry), _numbers(question)
+    if not now or len(now) != len(before):
+        return False
+    return (now[:-1] == before[:-1] and now[-1] == before[-1] + 1) or (
+        now[0] == before[0] + 1 and all(n == 1 for n in now[1:])
+    )
+
+
 def _asked(lines: list[str]) -> str:
     """A question's lines as one heading, without its "Q:" label."""
     text = " ".join(line.strip() for line in lines)
@@ -383,6 +415,13 @@ def _blocks(text: str) -> Iterator[_Block]:
         if first:
             lines = lines[first:]
         if not lines:
+            continue
+        if not first and _entry(lines):
+            # "2. I installed it, but how …?\n   use it?  It does nothing.": a numbered
+            # FAQ entry standing as its own paragraph; a question when it asks, else one
+            # when it follows the question numbered just before it (chunk_sections).
+            asks = _ASKS.search(lines[-1]) is not None
+            yield _Block(" ".join(lines), "question") if asks else _Block("\n".join(lines), "entry")
             continue
         lead: list[str] = []
         items: list[list[str]] = []
@@ -522,6 +561,7 @@ def _section_chunks(
     pending = ""  # a lead-in line waiting for the block it introduces
     question = ""  # the question whose answer the blocks are
     waiting = False  # the question has no chunk under it yet
+    labelled = _ASKS.search(base) is not None  # under a question heading: "A:" may open it
 
     def settle() -> None:
         """A lead with nothing after it joins the chunk before it, or stands alone."""
@@ -545,6 +585,8 @@ def _section_chunks(
             unanswered.append(chunks[-1])
 
     for block in _blocks(section.text):
+        if block.kind == "entry" and _follows(block.text, question):
+            block = _Block(" ".join(block.text.split("\n")), "question")
         if block.kind == "question":
             settle()
             unasked()
@@ -565,11 +607,12 @@ def _section_chunks(
         ):
             pending = text
             continue
-        if question and waiting:
-            answered.add(_key(question))
+        if (question and waiting) or labelled:
+            if question:
+                answered.add(_key(question))
             label = _ANSWER_LABEL.match(text)
             text = text[label.end() :] if label else text
-            waiting = False
+            waiting = labelled = False
         if block.kind == "code":
             lead = text[: len(text) - len(block.text)]  # "Run this:\n" before the fence
             room = max(max_chars - len(lead), max_chars // 2)
