@@ -110,8 +110,9 @@ class _Block:
     """A structural unit before size limits: its text, kind and the lead over it."""
 
     text: str
-    kind: str  # "prose" | "item" | "steps" | "record" | "code" | "question" | "entry"
+    kind: str  # "prose" | "item" | "steps" | "record" | "code" | "question"
     lead: str = ""
+    entry: str = ""  # the numbered paragraph it is part of, when that may be a FAQ entry
 
 
 def _cells(row: str) -> list[str]:
@@ -420,49 +421,59 @@ def _blocks(text: str) -> Iterator[_Block]:
             # "2. I installed it, but how …?\n   use it?  It does nothing.": a numbered
             # FAQ entry standing as its own paragraph; a question when it asks, else one
             # when it follows the question numbered just before it (chunk_sections).
-            asks = _ASKS.search(lines[-1]) is not None
-            yield _Block(" ".join(lines), "question") if asks else _Block("\n".join(lines), "entry")
-            continue
-        lead: list[str] = []
-        items: list[list[str]] = []
-        records = all(_listed(line) for line in lines) or _rows(lines)
-        if (
-            not records
-            and len(lines) > 2
-            and _rows(lines[1:])
-            and (title_line(lines[0], lines[1]) or lines[0].endswith(":"))
-        ):  # "Guest wifi" or "Contacts:" over its entries: the line heads each of them
-            lead, lines, records = [lines[0]], lines[1:], True
-        for line in lines:
-            if _BULLET.match(line) or (records and len(lines) > 1):
-                items.append([line])
-            elif items:
-                items[-1].append(line)  # a wrapped item continues
-            else:
-                lead.append(line)
-        if not items:
-            if records:
-                yield _Block("\n".join(lead), "record")
-            else:
-                yield from _prose(lead)
-            continue
-        title = " ".join(lead)
-        if lead and (len(title) > LEAD_CHARS or ENDS_SENTENCE.search(title)):
-            yield from _prose(lead)  # a sentence before the list, not a heading over it
-            title = ""
-        title = title.rstrip(":").strip()
-        steps: list[str] = []
-        for item in items:
-            if _STEP.match(item[0]):
-                steps.append("\n".join(item))  # numbered steps are one procedure
+            if _ASKS.search(lines[-1]):
+                yield _Block(" ".join(lines), "question")
                 continue
-            if steps:
-                yield _Block("\n".join(steps), "steps", title)
-                steps = []
-            kind = "record" if records and not _BULLET.match(item[0]) else "item"
-            yield _Block("\n".join(item), kind, title)
+            entry = " ".join(lines)
+            for block in _structure(lines):
+                block.entry = entry
+                yield block
+            continue
+        yield from _structure(lines)
+
+
+def _structure(lines: list[str]) -> Iterator[_Block]:
+    """One paragraph's blocks: its list items, records, steps or prose."""
+    lead: list[str] = []
+    items: list[list[str]] = []
+    records = all(_listed(line) for line in lines) or _rows(lines)
+    if (
+        not records
+        and len(lines) > 2
+        and _rows(lines[1:])
+        and (title_line(lines[0], lines[1]) or lines[0].endswith(":"))
+    ):  # "Guest wifi" or "Contacts:" over its entries: the line heads each of them
+        lead, lines, records = [lines[0]], lines[1:], True
+    for line in lines:
+        if _BULLET.match(line) or (records and len(lines) > 1):
+            items.append([line])
+        elif items:
+            items[-1].append(line)  # a wrapped item continues
+        else:
+            lead.append(line)
+    if not items:
+        if records:
+            yield _Block("\n".join(lead), "record")
+        else:
+            yield from _prose(lead)
+        return
+    title = " ".join(lead)
+    if lead and (len(title) > LEAD_CHARS or ENDS_SENTENCE.search(title)):
+        yield from _prose(lead)  # a sentence before the list, not a heading over it
+        title = ""
+    title = title.rstrip(":").strip()
+    steps: list[str] = []
+    for item in items:
+        if _STEP.match(item[0]):
+            steps.append("\n".join(item))  # numbered steps are one procedure
+            continue
         if steps:
             yield _Block("\n".join(steps), "steps", title)
+            steps = []
+        kind = "record" if records and not _BULLET.match(item[0]) else "item"
+        yield _Block("\n".join(item), kind, title)
+    if steps:
+        yield _Block("\n".join(steps), "steps", title)
 
 
 def _split_long(text: str, max_chars: int) -> Iterator[str]:
@@ -585,8 +596,10 @@ def _section_chunks(
             unanswered.append(chunks[-1])
 
     for block in _blocks(section.text):
-        if block.kind == "entry" and _follows(block.text, question):
-            block = _Block(" ".join(block.text.split("\n")), "question")
+        if block.entry and question and block.entry == question:
+            continue  # the rest of a numbered entry read as the question below
+        if block.entry and _follows(block.entry, question):
+            block = _Block(block.entry, "question")
         if block.kind == "question":
             settle()
             unasked()
