@@ -155,13 +155,17 @@ def visible_text(raw: str) -> str:
 class BareFTS:
     """The baseline: one FTS5 row per file, the question's words OR-ed, bm25 order."""
 
-    def __init__(self, root: Path, files: list[str]) -> None:
+    def __init__(
+        self, root: Path, files: list[str], rows: list[tuple[str, str]] | None = None
+    ) -> None:
+        """Index each file's visible text, or the given (key, text) rows (passages)."""
         self.conn = sqlite3.connect(":memory:")
         self.conn.execute("CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, body)")
-        rows = []
-        for rel in files:
-            raw = (root / rel).read_text(encoding="utf-8", errors="replace")
-            rows.append((rel, visible_text(raw)))
+        if rows is None:
+            rows = []
+            for rel in files:
+                raw = (root / rel).read_text(encoding="utf-8", errors="replace")
+                rows.append((rel, visible_text(raw)))
         self.conn.executemany("INSERT INTO pages(path, body) VALUES (?, ?)", rows)
 
     def search(self, question: str, limit: int = 10) -> list[str]:
