@@ -10,6 +10,8 @@ import functools
 import re
 from collections.abc import Callable
 
+from .sentences import SENTENCE_BREAK
+
 MAX_SPOKEN_CHARS = 300
 
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
@@ -30,7 +32,7 @@ _CITE = re.compile(r"\s*\[\d{1,3}(?:,[^\]]*)?\]")
 _TIME_ASIDE = re.compile(
     r"\s*\((?:since|as of|last (?:changed|updated)|updated)\b[^()]*\)", re.IGNORECASE
 )
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+SENTENCE = SENTENCE_BREAK  # never after "Dr.", "approx." or an initial
 
 
 _CELL_BREAK = re.compile(r"(?<=\S)\s+\|\s+(?=\S)")

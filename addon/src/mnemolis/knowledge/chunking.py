@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..sentences import SENTENCE_BREAK
 from .parsing import Section, title_line
 
 MAX_CHARS = 1200
@@ -29,8 +30,71 @@ _STEP = re.compile(r"\s*\d{1,3}[.)]\s+\S")
 _FENCE = re.compile(r"\s*(?:```|~~~)")
 _TABLE_ROW = re.compile(r"\|(.*\|.*)\|")
 _TABLE_RULE = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
+# What may open a question that heads its answer: "Q:", "Question 3.", "(22)", "3.4:", "6.2".
+_QUESTION_LABEL = re.compile(
+    r"(?:Q(?:uestion)?\s*\d{0,3}\s*[:.)]\s*|\(?\d{1,3}(?:\.\d{1,3})*[.:)]?\)?\s+)"
+)
+_ANSWER_LABEL = re.compile(
+    r"[*_]{0,2}A(?:nswer)?\s*\d{0,3}[*_]{0,2}\s*[:.)\-][*_]{0,2}\s+(?=\S)"  # "**Answer:** …"
+)
+# The words a question opens with ("How do I …?", "Can't it …?", "Is there …?").
+QUESTION_WORDS = frozenset(
+    [
+        "how",
+        "what",
+        "why",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "can",
+        "cant",
+        "could",
+        "couldnt",
+        "do",
+        "does",
+        "doesnt",
+        "did",
+        "didnt",
+        "dont",
+        "is",
+        "isnt",
+        "are",
+        "arent",
+        "was",
+        "wasnt",
+        "were",
+        "will",
+        "wont",
+        "would",
+        "wouldnt",
+        "should",
+        "shouldnt",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "has",
+        "hasnt",
+        "have",
+        "havent",
+        "had",
+        "am",
+    ]
+)
+_FIRST_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
+_ASKS = re.compile(r"\?[*_]*$")  # ends in "?" (not in a quotation: '… “How many?”')
+QUESTION_CHARS = 300  # a question heading longer than this is a paragraph that asks
+# A line of a list written without bullets: "Plumber - Joe Smith - 555-0100", a phone number,
+# or columns set apart by two spaces or a tab.
+_ROW_LINE = re.compile(
+    r"\S\s+[\u2013\u2014]\s+\S|\S\s-\s\S|\S(?: {2,}|\t)\S|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b"
+)
+_COLUMN_GAP = re.compile(r"(?: {2,}|\t)")
+_COLUMN_RULE = re.compile(r"[-=\s]+")
 
 
 @dataclass(slots=True)
@@ -46,8 +110,9 @@ class _Block:
     """A structural unit before size limits: its text, kind and the lead over it."""
 
     text: str
-    kind: str  # "prose" | "item" | "steps" | "record" | "code"
+    kind: str  # "prose" | "item" | "steps" | "record" | "code" | "question"
     lead: str = ""
+    entry: str = ""  # the numbered paragraph it is part of, when that may be a FAQ entry
 
 
 def _cells(row: str) -> list[str]:
@@ -76,21 +141,97 @@ def _labelled(header: list[str], row: str) -> str:
     return " | ".join(parts) or row
 
 
+def _columns(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each cell of a line whose cells are set apart by 2+ spaces."""
+    return [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def _column_of(cell: tuple[int, int, str], head: list[tuple[int, int, str]]) -> int:
+    """The header column a cell sits under: most overlap, else the nearest."""
+
+    def fit(k: int) -> tuple[int, int]:
+        start, end = head[k][0], head[k][1]
+        overlap = min(end, cell[1]) - max(start, cell[0])
+        return (overlap, 0) if overlap > 0 else (0, -abs(start - cell[0]))
+
+    return max(range(len(head)), key=fit)
+
+
+def _spaced_table(raw: list[str]) -> list[str] | None:
+    """A space-aligned text table's rows under its header ("Date: … | Cost: $612"), or None.
+
+    The header is the first line: two or more short cells without digits; every
+    other line has two or more cells. A rule line ("----  ----") under the header
+    is dropped and the header row itself is no row.
+    """
+    lines = [line.expandtabs(8) for line in raw]
+    if len(lines) < 2 or any("|" in line for line in lines):
+        return None
+    head = _columns(lines[0])
+    if len(head) < 2 or len(_COLUMN_GAP.findall(lines[0].strip())) != len(head) - 1:
+        return None
+    if any(
+        len(text) > 30 or text[0].islower() or text[-1] in ".,;!?" or any(c.isdigit() for c in text)
+        for _, _, text in head
+    ):
+        return None  # a header names its columns: "Date", "Cost ($)", not "works fine."
+    body = lines[1:]
+    if body and _COLUMN_RULE.fullmatch(body[0]):
+        body = body[1:]
+    if not body or any(
+        len(_columns(line)) < 2 or not _COLUMN_GAP.search(line.strip()) for line in body
+    ):
+        return None
+    starts = {start for start, _, _ in head}
+    ends = {end for _, end, _ in head}
+    for line in body:  # each cell lines up with a column: its start (or a number's end)
+        for start, end, _ in _columns(line):
+            if not any(abs(start - s) <= 2 for s in starts) and not any(
+                abs(end - e) <= 2 for e in ends
+            ):
+                return None
+    rows = []
+    for line in body:
+        named = [""] * len(head)
+        for cell in _columns(line):
+            k = _column_of(cell, head)
+            named[k] = f"{named[k]} {cell[2]}".strip()
+        rows.append(
+            " | ".join(
+                f"{name.rstrip(':')}: {v}" for (_, _, name), v in zip(head, named, strict=True) if v
+            )
+        )
+    return rows
+
+
+def _tabled(lines: list[str], raw: list[str]) -> list[str]:
+    """The paragraph with a space-aligned table's rows labelled (after a lead line, if any)."""
+    if len(raw) < 2 or len(raw) != len(lines):
+        return lines
+    for skip in (0, 1):
+        rows = _spaced_table(raw[skip:])
+        if rows is not None:
+            return [*lines[:skip], *rows]
+    return lines
+
+
 def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
     """(lines, is_code) of each blank-line separated paragraph; fenced code kept whole.
 
-    Table rows under a header row (the row above a ``---|---`` rule) are labelled
-    with its column names; the header row itself is no passage.
+    Table rows under a header row (the row above a ``---|---`` rule, or the first
+    line of a space-aligned text table) are labelled with its column names; the
+    header row itself is no passage.
     """
     lines: list[str] = []
+    raw_lines: list[str] = []
     code = False
     header: list[str] = []
     for raw in text.split("\n"):
         line = raw.rstrip()
         if _FENCE.match(line):
             if lines:
-                yield lines, code
-                lines = []
+                yield (lines if code else _tabled(lines, raw_lines)), code
+                lines, raw_lines = [], []
             code = not code
             header = []
             continue
@@ -99,13 +240,14 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
             continue
         if not line.strip():
             if lines:
-                yield lines, False
-                lines = []
+                yield _tabled(lines, raw_lines), False
+                lines, raw_lines = [], []
             header = []
             continue
         if _TABLE_RULE.fullmatch(line.strip()):
             if lines and " | " in lines[-1]:
                 header = _cells(lines.pop())
+                raw_lines = []
             continue
         row = _TABLE_ROW.fullmatch(line.strip())
         if row:  # a Markdown table row reads as an HTML one: "a | b"
@@ -113,29 +255,148 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
         if header and (" | " in line or line.strip().startswith("|")):
             line = _labelled(header, line)
         lines.append(line.strip())
+        raw_lines.append(line)
     if lines:
-        yield lines, code
+        yield (lines if code else _tabled(lines, raw_lines)), code
+
+
+def _question(lines: list[str], i: int) -> int:
+    """How many lines from ``i`` ask a question that heads its answer (0: none).
+
+    "(22) Does it support foreign keys?", "3.4: How do I reset the\nrouter?", "Why
+    is it slow?": a question standing on its own lines, opening with a question
+    word after its label. A quoted question ("read Section 6.1, “How many …?”"),
+    a paragraph that asks after it tells ("It leaks. Why?") or a sentence that
+    only ends in a question mark ("For example, … see how easy it is?") is no
+    heading. After an explicit "Q:" everything up to the answer is the question.
+    """
+    line = lines[i]
+    label = _QUESTION_LABEL.match(line)
+    opening = label.end() if label else 0
+    if opening >= len(line) or not line[opening].isupper():
+        return 0
+    if label and line[0] in "Qq":
+        return _labelled_question(lines, i)
+    word = _FIRST_WORD.match(line, opening)
+    if word is None or re.sub("['\u2019]", "", word.group().lower()) not in QUESTION_WORDS:
+        return 0
+    size = 0
+    for n in range(i, min(i + 3, len(lines))):
+        size += len(lines[n]) + 1
+        if size > QUESTION_CHARS:
+            return 0
+        if _ASKS.search(lines[n]):
+            asked = " ".join(lines[i : n + 1])[opening:]
+            return n - i + 1 if SENTENCE_BREAK.search(asked) is None else 0
+        if ENDS_SENTENCE.search(lines[n]) or lines[n].endswith(":"):
+            return 0
+    return 0
+
+
+def _labelled_question(lines: list[str], i: int) -> int:
+    """The lines of a "Q:" question: to its "?", to the line before "A:", or one sentence."""
+    size = 0
+    for n in range(i, min(i + 8, len(lines))):
+        size += len(lines[n]) + 1
+        if size > 2 * QUESTION_CHARS:
+            return 0
+        if _ASKS.search(lines[n]) or ENDS_SENTENCE.search(lines[n]):
+            return n - i + 1
+        if n + 1 < len(lines) and _ANSWER_LABEL.match(lines[n + 1]):
+            return n - i + 1
+    return 0
+
+
+_NUMBER = re.compile(r"\(?(\d{1,3}(?:\.\d{1,3})*)[.:)]?\)?\s")
+ENTRY_CHARS = 400  # a numbered paragraph this short (and ENTRY_LINES) may be a FAQ entry
+ENTRY_LINES = 6
+
+
+def _entry(lines: list[str]) -> bool:
+    """A numbered paragraph short enough to be a FAQ entry's title ("13. The From_ line …")."""
+    return (
+        len(lines) <= ENTRY_LINES
+        and _NUMBER.match(lines[0]) is not None
+        and sum(len(line) + 1 for line in lines) <= ENTRY_CHARS
+    )
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    """The numbers of an entry's label ("3.4:" -> (3, 4)), or ()."""
+    match = _NUMBER.match(text)
+    return tuple(int(n) for n in match.group(1).split(".")) if match else ()
+
+
+def _follows(entry: str, question: str) -> bool:
+    """Whether a numbered entry comes right after the numbered question (12 -> 13, 3.4 -> 3.5)."""
+    now, before = _numbers(entry), _numbers(question)
+    if not now or len(now) != len(before):
+        return False
+    return (now[:-1] == before[:-1] and now[-1] == before[-1] + 1) or (
+        now[0] == before[0] + 1 and all(n == 1 for n in now[1:])
+    )
+
+
+def _asked(lines: list[str]) -> str:
+    """A question's lines as one heading, without its "Q:" label."""
+    text = " ".join(line.strip() for line in lines)
+    label = _QUESTION_LABEL.match(text)
+    return text[label.end() :] if label and text[:1] in "Qq" else text
+
+
+def _unlabelled(line: str) -> str:
+    """The first line after a question without the answer's "A:" label."""
+    label = _ANSWER_LABEL.match(line)
+    return line[label.end() :] if label else line
 
 
 def _prose(lines: list[str]) -> Iterator[_Block]:
-    """A paragraph without items: split where a heading line opens a new group (PDF pages)."""
+    """A paragraph without items: split where a heading line or a question opens a group."""
     title = ""
     body: list[str] = []
-    for i, line in enumerate(lines):
+    i = 0
+    while i < len(lines):
+        line = lines[i]
         after = lines[i + 1] if i + 1 < len(lines) else ""
         starts = (
             i == 0
             or ENDS_SENTENCE.search(lines[i - 1]) is not None
             or title_line(lines[i - 1], line)
         )
+        asks = _question(lines, i) if starts else 0
+        if asks:
+            if body or title:
+                yield _Block("\n".join(body) or title, "prose", title if body else "")
+            title, body = "", []
+            yield _Block(_asked(lines[i : i + asks]), "question")
+            i += asks
+            if i < len(lines):
+                lines[i] = _unlabelled(lines[i])
+            continue
         if after and starts and title_line(line, after):
             if body or title:
                 yield _Block("\n".join(body) or title, "prose", title if body else "")
             title, body = line, []
+            i += 1
             continue
         body.append(line)
+        i += 1
     if body or title:
         yield _Block("\n".join(body) or title, "prose", title if body else "")
+
+
+def _listed(line: str) -> bool:
+    """A record, item or table row line ("Password: …", "- milk", "a | b")."""
+    return bool(_RECORD.match(line) or _BULLET.match(line) or " | " in line)
+
+
+def _rows(lines: list[str]) -> bool:
+    """Lines that are a list written without bullets: one entry per line (contacts, rows)."""
+    return (
+        len(lines) > 1
+        and all(_listed(line) or _ROW_LINE.search(line) for line in lines)
+        and not any(line[:1].islower() for line in lines[1:])
+    )
 
 
 def _blocks(text: str) -> Iterator[_Block]:
@@ -146,39 +407,73 @@ def _blocks(text: str) -> Iterator[_Block]:
             if body.strip():
                 yield _Block(f"```\n{body}\n```", "code")  # fenced: readers (and answers) see code
             continue
-        lead: list[str] = []
-        items: list[list[str]] = []
-        records = all(_RECORD.match(line) or _BULLET.match(line) or " | " in line for line in lines)
-        for line in lines:
-            if _BULLET.match(line) or (records and len(lines) > 1):
-                items.append([line])
-            elif items:
-                items[-1].append(line)  # a wrapped item continues
-            else:
-                lead.append(line)
-        if not items:
-            if records:
-                yield _Block("\n".join(lead), "record")
-            else:
-                yield from _prose(lead)
+        first = 0
+        while first < len(lines) and (asks := _question(lines, first)):
+            yield _Block(_asked(lines[first : first + asks]), "question")
+            first += asks
+            if first < len(lines):
+                lines[first] = _unlabelled(lines[first])
+        if first:
+            lines = lines[first:]
+        if not lines:
             continue
-        title = " ".join(lead)
-        if lead and (len(title) > LEAD_CHARS or ENDS_SENTENCE.search(title)):
-            yield from _prose(lead)  # a sentence before the list, not a heading over it
-            title = ""
-        title = title.rstrip(":").strip()
-        steps: list[str] = []
-        for item in items:
-            if _STEP.match(item[0]):
-                steps.append("\n".join(item))  # numbered steps are one procedure
+        if not first and _entry(lines):
+            # "2. I installed it, but how …?\n   use it?  It does nothing.": a numbered
+            # FAQ entry standing as its own paragraph; a question when it asks, else one
+            # when it follows the question numbered just before it (chunk_sections).
+            if _ASKS.search(lines[-1]):
+                yield _Block(" ".join(lines), "question")
                 continue
-            if steps:
-                yield _Block("\n".join(steps), "steps", title)
-                steps = []
-            kind = "record" if records and not _BULLET.match(item[0]) else "item"
-            yield _Block("\n".join(item), kind, title)
+            entry = " ".join(lines)
+            for block in _structure(lines):
+                block.entry = entry
+                yield block
+            continue
+        yield from _structure(lines)
+
+
+def _structure(lines: list[str]) -> Iterator[_Block]:
+    """One paragraph's blocks: its list items, records, steps or prose."""
+    lead: list[str] = []
+    items: list[list[str]] = []
+    records = all(_listed(line) for line in lines) or _rows(lines)
+    if (
+        not records
+        and len(lines) > 2
+        and _rows(lines[1:])
+        and (title_line(lines[0], lines[1]) or lines[0].endswith(":"))
+    ):  # "Guest wifi" or "Contacts:" over its entries: the line heads each of them
+        lead, lines, records = [lines[0]], lines[1:], True
+    for line in lines:
+        if _BULLET.match(line) or (records and len(lines) > 1):
+            items.append([line])
+        elif items:
+            items[-1].append(line)  # a wrapped item continues
+        else:
+            lead.append(line)
+    if not items:
+        if records:
+            yield _Block("\n".join(lead), "record")
+        else:
+            yield from _prose(lead)
+        return
+    title = " ".join(lead)
+    if lead and (len(title) > LEAD_CHARS or ENDS_SENTENCE.search(title)):
+        yield from _prose(lead)  # a sentence before the list, not a heading over it
+        title = ""
+    title = title.rstrip(":").strip()
+    steps: list[str] = []
+    for item in items:
+        if _STEP.match(item[0]):
+            steps.append("\n".join(item))  # numbered steps are one procedure
+            continue
         if steps:
             yield _Block("\n".join(steps), "steps", title)
+            steps = []
+        kind = "record" if records and not _BULLET.match(item[0]) else "item"
+        yield _Block("\n".join(item), kind, title)
+    if steps:
+        yield _Block("\n".join(steps), "steps", title)
 
 
 def _split_long(text: str, max_chars: int) -> Iterator[str]:
@@ -202,7 +497,7 @@ def _split_long(text: str, max_chars: int) -> Iterator[str]:
             return
         # The last sentence end inside the window, else the last space, else a hard cut.
         cut = -1
-        for match in _SENTENCE_END.finditer(text, start + max_chars // 3, end):
+        for match in SENTENCE_BREAK.finditer(text, start + max_chars // 3, end):
             cut = match.start()
         if cut <= start:
             space = text.rfind(" ", start + max_chars // 2, end)
@@ -259,6 +554,96 @@ def _split_code(text: str, max_chars: int) -> list[str] | None:
     return [f"```\n{p}\n```" for p in pieces if p.strip()]
 
 
+def _key(question: str) -> str:
+    """A question's words without its label, to know a listed question from its answer's."""
+    label = _QUESTION_LABEL.match(question)
+    return " ".join(re.findall(r"\w+", question[label.end() if label else 0 :].lower()))
+
+
+def _section_chunks(
+    section: Section,
+    base: str,
+    max_chars: int,
+    chunks: list[Chunk],
+    answered: set[str],
+    unanswered: list[Chunk],
+) -> None:
+    """Append one section's chunks (headed by ``base``), questions heading their answers."""
+    pending = ""  # a lead-in line waiting for the block it introduces
+    question = ""  # the question whose answer the blocks are
+    waiting = False  # the question has no chunk under it yet
+    labelled = _ASKS.search(base) is not None  # under a question heading: "A:" may open it
+
+    def settle() -> None:
+        """A lead with nothing after it joins the chunk before it, or stands alone."""
+        nonlocal pending
+        if not pending:
+            return
+        if (
+            chunks
+            and chunks[-1].heading == base
+            and (len(chunks[-1].content) + len(pending) < max_chars)
+        ):
+            chunks[-1].content = f"{chunks[-1].content}\n{pending}"
+        else:
+            chunks.append(Chunk(base, pending))
+        pending = ""
+
+    def unasked() -> None:
+        """A question with no answer under it is a passage of its own."""
+        if question and waiting:
+            chunks.append(Chunk(base, question))
+            unanswered.append(chunks[-1])
+
+    for block in _blocks(section.text):
+        if block.entry and question and block.entry == question:
+            continue  # the rest of a numbered entry read as the question below
+        if block.entry and _follows(block.entry, question):
+            block = _Block(block.entry, "question")
+        if block.kind == "question":
+            settle()
+            unasked()
+            question, waiting = block.text, True
+            continue
+        heading = f"{base} > {question}" if base and question else base or question
+        if block.lead:
+            heading = f"{heading} > {block.lead}" if heading else block.lead
+        text = f"{pending}\n{block.text}" if pending else block.text
+        pending = ""
+        if (
+            block.kind == "prose"
+            and not block.lead
+            and (
+                (len(text) <= LEAD_CHARS and not ENDS_SENTENCE.search(text))
+                or (len(text) <= INTRO_CHARS and text.endswith(":"))
+            )
+        ):
+            pending = text
+            continue
+        if (question and waiting) or labelled:
+            if question:
+                answered.add(_key(question))
+            label = _ANSWER_LABEL.match(text)
+            text = text[label.end() :] if label else text
+            waiting = labelled = False
+        if block.kind == "code":
+            lead = text[: len(text) - len(block.text)]  # "Run this:\n" before the fence
+            room = max(max_chars - len(lead), max_chars // 2)
+            pieces = _split_code(block.text, room) or [block.text]
+            pieces[0] = lead + pieces[0]
+            chunks.extend(Chunk(heading, piece) for piece in pieces)
+            continue
+        for piece in _split_long(text, max_chars):
+            chunks.append(Chunk(heading, piece))
+    if pending and question and waiting:  # "Yes" under its question
+        heading = f"{base} > {question}" if base else question
+        answered.add(_key(question))
+        chunks.append(Chunk(heading, pending))
+        pending, waiting = "", False
+    settle()  # a lead with nothing after it ("See also" over a dropped list)
+    unasked()
+
+
 def chunk_sections(
     sections: list[Section], max_chars: int = MAX_CHARS, *, name: str = ""
 ) -> list[Chunk]:
@@ -266,46 +651,21 @@ def chunk_sections(
 
     ``name`` is the file's name: its words head every chunk whose heading does not
     already say them, so "page 2 > Battery" of smoke-alarm-guide.pdf is found by
-    "smoke alarm" (and read in its citation).
+    "smoke alarm" (and read in its citation). A question standing on its own
+    ("(22) Does it support foreign keys?", a ``<dt>``) is no chunk: it heads the
+    chunks of its answer. A question that nothing answers stays a chunk, unless the
+    file answers it elsewhere (a list of the questions at the top of a FAQ).
     """
     title = file_title(name)
     chunks: list[Chunk] = []
+    answered: set[str] = set()
+    unanswered: list[Chunk] = []
     for section in sections:
-        pending = ""  # a lead-in line waiting for the block it introduces
-        for block in _blocks(section.text):
-            heading = _titled(section.heading, title)
-            if block.lead:
-                heading = f"{heading} > {block.lead}" if heading else block.lead
-            text = f"{pending}\n{block.text}" if pending else block.text
-            pending = ""
-            if (
-                block.kind == "prose"
-                and not block.lead
-                and (
-                    (len(text) <= LEAD_CHARS and not ENDS_SENTENCE.search(text))
-                    or (len(text) <= INTRO_CHARS and text.endswith(":"))
-                )
-            ):
-                pending = text
-                continue
-            if block.kind == "code":
-                lead = text[: len(text) - len(block.text)]  # "Run this:\n" before the fence
-                room = max(max_chars - len(lead), max_chars // 2)
-                pieces = _split_code(block.text, room) or [block.text]
-                pieces[0] = lead + pieces[0]
-                chunks.extend(Chunk(heading, piece) for piece in pieces)
-                continue
-            for piece in _split_long(text, max_chars):
-                chunks.append(Chunk(heading, piece))
-        if pending:  # a lead with nothing after it ("See also" over a dropped list)
-            if (
-                chunks
-                and chunks[-1].heading == _titled(section.heading, title)
-                and (len(chunks[-1].content) + len(pending) < max_chars)
-            ):
-                chunks[-1].content = f"{chunks[-1].content}\n{pending}"
-            else:
-                chunks.append(Chunk(_titled(section.heading, title), pending))
+        base = _titled(section.heading, title)
+        _section_chunks(section, base, max_chars, chunks, answered, unanswered)
+    if unanswered:  # the FAQ's list of its questions: each is answered under its own
+        listed = {id(c) for c in unanswered if _key(c.content) in answered}
+        chunks = [c for c in chunks if id(c) not in listed]
     return chunks
 
 

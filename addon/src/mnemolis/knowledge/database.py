@@ -94,8 +94,9 @@ def vocabulary_slips(conn: sqlite3.Connection, vocab: str, term: str) -> list[st
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
 # Bumped when chunking or the FTS5 tokenizer changes: an index of another format is
 # rebuilt from the files (2: structural chunks, file names in headings, porter stems;
-# 3: table rows labelled by their header, one passage per statement line).
-INDEX_FORMAT = "3"
+# 3: table rows labelled by their header, one passage per statement line; 4: questions
+# head their answers, space-aligned tables, contact lines, no sentence cut at "Dr.").
+INDEX_FORMAT = "4"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 

@@ -198,6 +198,8 @@ class _HTMLText(HTMLParser):
                 self._emit("\n- ")
         elif tag == "a" and any(k == "href" for k, _ in attrs):
             self._links += 1
+        elif tag == "dt":
+            self._emit("\n\n")  # a term (a FAQ's question) opens a paragraph with its <dd>
         elif tag in self._BLOCK:
             self._emit("\n\n" if tag in self._PARAGRAPH else "\n")
 
@@ -455,6 +457,14 @@ def title_line(line: str, after: str) -> bool:
     return not after or not after[:1].islower()
 
 
+def _next_line(source: list[str], start: int) -> str:
+    """The next non-blank line from ``start`` (a few lines on at most), or ""."""
+    for line in source[start : start + 4]:
+        if line.strip():
+            return line.strip()
+    return ""
+
+
 def text_sections(text: str) -> list[Section]:
     """Plain text split at its heading lines (short lines opening a paragraph)."""
     sections: list[Section] = []
@@ -473,14 +483,30 @@ def text_sections(text: str) -> list[Section]:
     while i < len(source):
         line = source[i].strip()
         after = source[i + 1].strip() if i + 1 < len(source) else ""
+        if (
+            previous_blank
+            and len(line) >= 3
+            and _UNDERLINE.fullmatch(line)
+            and i + 2 < len(source)
+            and source[i + 2].strip() == line
+        ):
+            i += 1  # a reStructuredText overline: the title and its underline follow
+            continue
         if line and previous_blank and _UNDERLINE.fullmatch(after) and len(after) >= 3:
             flush()
             heading = line
             i += 2
             previous_blank = True
             continue
+        # "Contacts" alone over the paragraph after it (not the last line of the file).
+        alone = "" if after else _next_line(source, i + 1)
         capitals = line.isupper() and not after  # "WARRANTY RECORD" over what follows
-        if line and previous_blank and (after or capitals) and title_line(line, after):
+        if (
+            line
+            and previous_blank
+            and (after or capitals or alone)
+            and title_line(line, after or alone)
+        ):
             flush()
             heading = line
             i += 1

@@ -27,6 +27,7 @@ from ..knowledge.inline import off_loop
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, query_text
 from ..models import Evidence, SourceAnswer, cited
+from ..sentences import SENTENCE_BREAK
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ MNEMOLIS_WORDS = frozenset(
         "ui", "chatgpt", "openai", "ollama", "memory", "memories",
     }
 )  # fmt: skip
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\u201c])")
+_SENTENCE = SENTENCE_BREAK  # not after "Dr.", "approx." or an initial
 
 
 _MNEMOLIS_STEMS = frozenset(relevance.stem(w) for w in MNEMOLIS_WORDS)

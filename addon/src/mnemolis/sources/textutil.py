@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from ..sentences import split_sentences
+
 # Elements whose content is never readable prose.
 _SKIP_TAGS = frozenset(
     {
@@ -228,12 +230,9 @@ def overlap(terms: list[str], text: str) -> float:
     return hits / len(terms)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'\u201c\u2018(\[])")
-
-
 def sentences(text: str) -> list[str]:
-    """Split prose into sentences (good enough for extracts, not for linguistics)."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    """Split prose into sentences (not after "Dr.", "e.g." or an initial)."""
+    return split_sentences(text)
 
 
 def extract(paragraphs: list[str], question: str, max_chars: int = 600) -> str:

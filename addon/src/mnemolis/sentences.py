@@ -1,0 +1,90 @@
+"""Where sentences end, shared by chunking, extracts and spoken answers ("Dr. Patel" is one)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# Abbreviations after which a full stop never ends a sentence ("Dr. Patel", "e.g. the
+# filter"), and those that end one only before a capital ("No. 5", "etc. 3" go on).
+_NEVER_ENDS = [
+    "Dr",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Mx",
+    "St",
+    "Mt",
+    "Jr",
+    "Sr",
+    "Prof",
+    "Rev",
+    "Gen",
+    "Capt",
+    "Lt",
+    "Sgt",
+    "Ave",
+    "Blvd",
+    "Rd",
+    "approx",
+    "Approx",
+    "vs",
+    "Vs",
+    "e.g",
+    "E.g",
+    "i.e",
+    "I.e",
+    "cf",
+    "ca",
+    "Inc",
+    "Ltd",
+    "Co",
+    "Corp",
+    "dept",
+    "Dept",
+    "est",
+    "Est",
+]
+_BEFORE_CAPITAL = [
+    "No",
+    "no",
+    "Nr",
+    "nr",
+    "etc",
+    "Etc",
+    "Vol",
+    "vol",
+    "Fig",
+    "fig",
+    "Sec",
+    "sec",
+    "Ch",
+    "ch",
+    "Pt",
+    "pt",
+    "Tel",
+    "tel",
+]
+
+
+def _not_after(words: Sequence[str]) -> str:
+    return "".join(rf"(?<!\b{re.escape(w)}\.)" for w in words)
+
+
+#: Where one sentence ends and the next begins: after ".", "!" or "?" and a space, before
+#: a capital, digit or opening quote — but never after a title or abbreviation ("Dr.",
+#: "approx.", "e.g."), an initial ("J. Smith") or "No."/"etc." before a number.
+SENTENCE_BREAK = re.compile(
+    r"(?<=[.!?])"
+    + _not_after(_NEVER_ENDS)
+    + r"(?<!\b[A-Z]\.)"
+    + r"(?:"
+    + _not_after(_BEFORE_CAPITAL)
+    + r"|(?=\s+[\"'\u201c\u2018(\[]?[A-Z]))"
+    + r"\s+(?=[A-Z0-9\"'\u201c\u2018(\[])"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a passage, not cut at abbreviations, titles or initials."""
+    return [s.strip() for s in SENTENCE_BREAK.split(text) if s.strip()]

@@ -1,0 +1,306 @@
+"""Documents read by their structure: FAQ questions head their answers, tables read as
+rows under their header, label-value lines and contact lines as pairs, and sentences
+never end at an abbreviation (issue 28)."""
+
+from __future__ import annotations
+
+from mnemolis.knowledge.chunking import Chunk, chunk_sections
+from mnemolis.knowledge.parsing import read_document
+from mnemolis.sentences import split_sentences
+from mnemolis.sources.textutil import sentences
+from mnemolis.spoken import spoken_form
+
+
+def chunks_of(name: str, text: str) -> list[Chunk]:
+    return chunk_sections(read_document(name, text.encode()).sections, name=name)
+
+
+def chunk_with(chunks: list[Chunk], words: str) -> Chunk:
+    found = [c for c in chunks if words in c.content]
+    assert len(found) == 1, (words, chunks)
+    return found[0]
+
+
+def assert_no_bare_question(chunks: list[Chunk]) -> None:
+    """No chunk is only a question: a search for it would find itself, not its answer."""
+    for c in chunks:
+        assert not c.content.rstrip("*_ ").endswith("?"), c
+
+
+PLAIN_FAQ = """Frequently Asked Questions
+
+(21) Can I use the library in a commercial product?
+
+Yes. The code is in the public domain.
+
+(22) Does the library support foreign keys?
+
+Since version 3.6, foreign key constraints are enforced.
+They are off by default; turn them on per connection.
+
+3.4: How do I reset the
+  router to factory settings?
+  Hold the reset button for ten seconds.
+
+Q: Where is the main water shut-off?
+A: Under the kitchen sink, behind the bleach.
+
+6.2 Which release should I run?
+
+Most people want the stable release. For how many there are, read Section 6.1,
+\u201cHow many releases are there?\u201d
+"""
+
+
+def test_plain_text_faq_questions_head_their_answers() -> None:
+    chunks = chunks_of("faq.txt", PLAIN_FAQ)
+    assert_no_bare_question(chunks)
+    keys = chunk_with(chunks, "foreign key constraints are enforced")
+    assert keys.heading.endswith("(22) Does the library support foreign keys?")
+    assert "Does the library" not in keys.content
+    commercial = chunk_with(chunks, "public domain")
+    assert commercial.heading.endswith("Can I use the library in a commercial product?")
+    reset = chunk_with(chunks, "Hold the reset button")
+    assert reset.heading.endswith("3.4: How do I reset the router to factory settings?")
+    assert reset.content == "Hold the reset button for ten seconds."
+
+
+def test_answer_label_is_dropped_and_q_label_left_out_of_the_heading() -> None:
+    shutoff = chunk_with(chunks_of("faq.txt", PLAIN_FAQ), "kitchen sink")
+    assert shutoff.content == "Under the kitchen sink, behind the bleach."
+    assert shutoff.heading.endswith(" > Where is the main water shut-off?")
+
+
+def test_a_cross_reference_to_a_question_stays_in_its_answer() -> None:
+    chunks = chunks_of("faq.txt", PLAIN_FAQ)
+    answer = chunk_with(chunks, "Section 6.1")
+    assert "Most people want the stable release." in answer.content
+    assert answer.heading.endswith("6.2 Which release should I run?")
+    assert not any(c.heading.endswith("How many releases are there?") for c in chunks)
+
+
+def test_html_definition_list_faq() -> None:
+    html = """<html><body><h1>Tool FAQ</h1><dl>
+    <dt>How do I change my name?</dt>
+    <dd><p>Set user.name in your config.</p><p>It applies to new commits only.</p></dd>
+    <dt>Why is it slow on big folders?</dt><dd>Large folders are slow. Use sparse mode.</dd>
+    </dl>
+    <p><b>Can I undo a commit?</b></p><p>Use revert; it keeps history.</p>
+    <h2>Is the tool free?</h2><p>Yes, under the GPL.</p></body></html>"""
+    chunks = chunks_of("faq.html", html)
+    assert_no_bare_question(chunks)
+    assert chunk_with(chunks, "user.name").heading == "Tool FAQ > How do I change my name?"
+    assert chunk_with(chunks, "new commits only").heading == "Tool FAQ > How do I change my name?"
+    assert chunk_with(chunks, "sparse mode").heading.endswith("Why is it slow on big folders?")
+    assert chunk_with(chunks, "keeps history").heading.endswith("Can I undo a commit?")
+    assert chunk_with(chunks, "GPL").heading.endswith("Is the tool free?")
+
+
+def test_markdown_and_rst_question_titles_head_their_answers() -> None:
+    md = chunks_of("help.md", "# Help\n\n## Why does the boiler lose pressure?\n\nA small leak.\n")
+    assert [(c.heading, c.content) for c in md] == [
+        ("Help > Why does the boiler lose pressure?", "A small leak.")
+    ]
+    rst = "=================\nWhy is it noisy?\n=================\n\nAir in the pipes.\n"
+    chunks = chunks_of("faq.rst", rst)
+    assert [c.content for c in chunks] == ["Air in the pipes."]
+    assert chunks[0].heading.endswith("Why is it noisy?")
+
+
+def test_a_list_of_questions_answered_below_is_no_passage() -> None:
+    text = (
+        "Questions\n\n1. How do I bleed a radiator?\n2. Where is the fuse box?\n\n"
+        "Answers\n\n1. How do I bleed a radiator?\n\nTurn the key until water comes out.\n\n"
+        "2. Where is the fuse box?\n\nIn the garage, left of the door.\n"
+    )
+    chunks = chunks_of("house-faq.txt", text)
+    assert_no_bare_question(chunks)
+    assert chunk_with(chunks, "Turn the key").heading.endswith("How do I bleed a radiator?")
+
+
+def test_a_question_nothing_answers_is_kept() -> None:
+    chunks = chunks_of("notes.txt", "Todo\n\nShould we repaint the fence this year?\n")
+    assert [c.content for c in chunks] == ["Should we repaint the fence this year?"]
+
+
+def test_a_paragraph_that_tells_then_asks_is_no_heading() -> None:
+    text = "Boiler\n\nThe pressure dropped again. Why?\n\nThe valve was open.\n"
+    chunks = chunks_of("boiler.txt", text)
+    assert [c.content for c in chunks] == [
+        "The pressure dropped again. Why?",
+        "The valve was open.",
+    ]
+
+
+CAR_LOG = """Car log
+
+Date        Item                  Cost     Miles
+----------  --------------------  -------  ------
+2025-01-10  Oil change (0W-20)    $45      31,200
+2025-03-02  New tires             $612     32,050
+2025-06-18  Brake pads (front)    $230     35,400
+"""
+
+
+def test_space_aligned_text_table_reads_as_rows_with_their_header() -> None:
+    chunks = chunks_of("car-log.txt", CAR_LOG)
+    assert [c.content for c in chunks] == [
+        "Date: 2025-01-10 | Item: Oil change (0W-20) | Cost: $45 | Miles: 31,200",
+        "Date: 2025-03-02 | Item: New tires | Cost: $612 | Miles: 32,050",
+        "Date: 2025-06-18 | Item: Brake pads (front) | Cost: $230 | Miles: 35,400",
+    ]
+    assert all(c.heading == "Car log" for c in chunks)
+
+
+def test_prose_with_double_spaces_is_no_table() -> None:
+    text = "Notes\n\nThe heater  works fine.\nCall Dave  if it stops working again today.\n"
+    chunks = chunks_of("notes.txt", text)
+    assert not any("Call Dave:" in c.content or "The heater:" in c.content for c in chunks)
+
+
+WIFI = """Main wifi
+Network: Maple5G
+Password: sunflower-77
+
+Guest wifi
+Guest network: MapleGuest
+Password: welcome-2024
+"""
+
+
+def test_guest_and_main_wifi_pairs_keep_their_own_heading() -> None:
+    chunks = chunks_of("wifi.txt", WIFI)
+    assert chunk_with(chunks, "welcome-2024").heading == "Guest wifi"
+    assert chunk_with(chunks, "welcome-2024").content == "Password: welcome-2024"
+    assert chunk_with(chunks, "sunflower-77").heading == "Main wifi"
+    md = chunks_of("house.md", "# House\n\n" + WIFI.replace("\n\n", "\n\n\n"))
+    assert chunk_with(md, "welcome-2024").heading.endswith("Guest wifi")
+    assert chunk_with(md, "MapleGuest").heading.endswith("Guest wifi")
+    assert chunk_with(md, "sunflower-77").heading.endswith("Main wifi")
+
+
+CONTACTS = """Contacts
+
+Plumber \u2013 Joe Smith \u2013 555-0100
+Electrician \u2013 Ann Lee \u2013 555-0101
+Dr. Patel (pediatrician): 613-555-0199
+Window cleaner - Sparkle Co - 613 555 0123
+"""
+
+
+def test_contact_list_is_one_chunk_per_contact() -> None:
+    chunks = chunks_of("contacts.txt", CONTACTS)
+    assert [c.content for c in chunks] == [
+        "Plumber \u2013 Joe Smith \u2013 555-0100",
+        "Electrician \u2013 Ann Lee \u2013 555-0101",
+        "Dr. Patel (pediatrician): 613-555-0199",
+        "Window cleaner - Sparkle Co - 613 555 0123",
+    ]
+    assert {c.heading for c in chunks} == {"Contacts"}
+
+
+def test_contact_list_under_a_lead_line_in_markdown() -> None:
+    text = (
+        "# Home\n\nWho to call:\n"
+        "Plumber \u2013 Joe \u2013 555-0100\nVet \u2013 Dr. Jones \u2013 555-0142\n"
+    )
+    chunks = chunks_of("home.md", text)
+    assert [c.content for c in chunks] == [
+        "Plumber \u2013 Joe \u2013 555-0100",
+        "Vet \u2013 Dr. Jones \u2013 555-0142",
+    ]
+    assert all(c.heading.endswith("Who to call") for c in chunks)
+
+
+def test_abbreviations_never_end_a_sentence() -> None:
+    text = (
+        "Our vet is Dr. Jones at the St. Francis clinic. Book approx. 2 days ahead, "
+        "e.g. for shots. Ask Mrs. J. Smith at desk No. 4. Bring forms etc. 3 copies. "
+        "It is done. Then go."
+    )
+    expected = [
+        "Our vet is Dr. Jones at the St. Francis clinic.",
+        "Book approx. 2 days ahead, e.g. for shots.",
+        "Ask Mrs. J. Smith at desk No. 4.",
+        "Bring forms etc. 3 copies.",
+        "It is done.",
+        "Then go.",
+    ]
+    assert split_sentences(text) == expected
+    assert sentences(text) == expected
+    assert spoken_form("The vet is Dr. Jones. Call 555-0142.").startswith("The vet is Dr. Jones.")
+
+
+def test_long_paragraph_is_not_cut_after_a_title() -> None:
+    sentence = "Call Dr. Patel about the checkup and the forms. "
+    chunks = chunks_of("notes.txt", "Kids\n\n" + sentence * 40)
+    assert len(chunks) > 1
+    assert all(not c.content.endswith("Dr.") for c in chunks)
+
+
+def test_a_labelled_question_of_several_sentences_heads_its_answer() -> None:
+    text = (
+        "<h2>Numbers FAQ</h2><p>Q. Values print in many forms. Is there one canonical form?</p>"
+        "<p>A. The normalize() method maps them to one.</p>"
+        "<p>Q. Within a long calculation, how can I check the rounding.</p>"
+        "<p>A. Run it again with more precision.</p>"
+    )
+    chunks = chunks_of("numbers.html", text)
+    assert [c.content for c in chunks] == [
+        "The normalize() method maps them to one.",
+        "Run it again with more precision.",
+    ]
+    assert chunks[0].heading.endswith("> Values print in many forms. Is there one canonical form?")
+    assert chunks[1].heading.endswith("> Within a long calculation, how can I check the rounding.")
+
+
+def test_a_sentence_that_only_ends_in_a_question_mark_is_no_heading() -> None:
+    text = (
+        "# Regex\n\nFor example, this one is verbose; see how much easier it is to read?\n\n"
+        "```\nx = 1\n```\n\nWithout it the pattern is dense.\n"
+    )
+    chunks = chunks_of("regex.md", text)
+    assert all(c.heading == "Regex" for c in chunks), chunks
+    assert any("see how much easier" in c.content for c in chunks)
+
+
+def test_answer_units_are_not_cut_at_a_title() -> None:
+    from mnemolis.sources.rag import _units
+
+    units = _units("Our vet is Dr. Jones at St. Francis. Call 613-555-0142 to book.")
+    assert units == ["Our vet is Dr. Jones at St. Francis.", "Call 613-555-0142 to book."]
+
+
+def test_numbered_faq_entries_head_their_answers_even_without_a_question_mark() -> None:
+    text = (
+        "1. How do I set up a mailing list?\n\n\tRead the INTRO file first.\n\n"
+        "2. When I compile it the compiler warns about pointers.\n"
+        "   Should I be concerned?\n\n\tIgnore these warnings.\n\n"
+        "3. The From_ line shows the wrong time zone.\n\n\tThis is a known bug in old mailers.\n"
+    )
+    chunks = chunks_of("mail-faq.txt", text)
+    assert_no_bare_question(chunks)
+    headings = {c.content: c.heading.split(" > ")[-1] for c in chunks}
+    assert headings == {
+        "Read the INTRO file first.": "1. How do I set up a mailing list?",
+        "Ignore these warnings.": (
+            "2. When I compile it the compiler warns about pointers. Should I be concerned?"
+        ),
+        "This is a known bug in old mailers.": "3. The From_ line shows the wrong time zone.",
+    }
+
+
+def test_numbered_steps_are_no_faq_entries() -> None:
+    text = "Bleeding\n\n1. Turn the heating off.\n\n2. Open the valve a quarter turn.\n"
+    chunks = chunks_of("radiators.txt", text)
+    assert [c.content for c in chunks] == [
+        "1. Turn the heating off.",
+        "2. Open the valve a quarter turn.",
+    ]
+    assert {c.heading for c in chunks} == {"radiators > Bleeding"}
+
+
+def test_answer_label_under_a_question_title_is_dropped() -> None:
+    rst = "What is it for?\n===============\n\n**Answer:** Running work in the background.\n"
+    chunks = chunks_of("faq.rst", rst)
+    assert [c.content for c in chunks] == ["Running work in the background."]
