@@ -335,7 +335,7 @@ def _frame(raw: str) -> str:
     return f"{name} ({where.split(':', 1)[0].rsplit('/', 1)[-1].rstrip(')')})"
 
 
-def profile_summary(raw: Path, top: int = 25) -> None:
+def profile_summary(raw: Path, top: int = 40) -> None:
     """Where the profiled server's CPU went: the share of samples inside each function."""
     inside: dict[str, int] = {}
     total = 0
@@ -455,6 +455,7 @@ async def main(args: argparse.Namespace) -> None:
                         batch.append(mnemolis_system(PREVIOUS, src, backends, tmp, cached))
                     elif name == "upstream" and tree is not None and py is not None:
                         batch.append(upstream_system(tree, py, backends, tmp, cached))
+                systems += batch  # stopped in `finally` whatever happens
                 started = []
                 for system in batch:
                     # A fresh start: first start until idle, idle RSS.
@@ -492,7 +493,6 @@ async def main(args: argparse.Namespace) -> None:
                         system.second_s, system.second_busy = system.started_s, system.busy
                         system.started_s, system.idle_rss, system.busy = first, idle, busy
                         system.stop()
-                systems += batch
                 report(batch, mode, levels, len(questions), args)
     finally:
         for system in systems:
