@@ -34,6 +34,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -173,17 +174,20 @@ class System:
             print(f"{self.name} did not start: {err}\n{log[-2000:]}", file=sys.stderr)
             self.stop()
             return False
-        # Idle: the process's CPU moved less than 20 ms over half a second.
+        # Idle: the process's CPU moved less than 20 ms in each half second for 2 s
+        # (background work that pauses between steps is not idle).
         last = cpu_seconds(self.proc.pid)
         self.busy = True
+        quiet = 0
         while time.monotonic() - began < limit:
             time.sleep(0.5)
             now = cpu_seconds(self.proc.pid)
-            if now - last < 0.02:
+            quiet = quiet + 1 if now - last < 0.02 else 0
+            last = now
+            if quiet >= 4:
                 self.busy = False
                 break
-            last = now
-        self.started_s = time.monotonic() - began
+        self.started_s = time.monotonic() - began - (2.0 if not self.busy else 0.0)
         self.idle_rss = rss_mb(self.proc.pid)[0]
         return True
 
@@ -547,4 +551,6 @@ if __name__ == "__main__":
     if parsed.quick:
         parsed.rounds, parsed.seconds = 1, 2.0
         parsed.start_limit = min(parsed.start_limit, 120.0)
+    # Stopped from outside: still stop the servers, HA and kiwix-serve it started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     asyncio.run(main(parsed))
