@@ -523,7 +523,8 @@ def report(batch: list[System], mode: str, levels: list[int], n_q: int, args: An
         print(f"| server CPU per request, {c} clients | " + " | ".join(cells) + " |")
     print("| idle RSS (fresh start) | " + " | ".join(f"{s.idle_rss:.0f} MiB" for s in batch) + " |")
     print("| peak RSS | " + " | ".join(f"{s.peak_rss:.0f} MiB" for s in batch) + " |")
-    print("| first start until idle | " + " | ".join(f"{s.started_s:.1f} s" for s in batch) + " |")
+    cells = [f"{'> ' if s.busy else ''}{s.started_s:.1f} s" for s in batch]
+    print("| first start until idle | " + " | ".join(cells) + " |")
     if any(s.second_s for s in batch):
         cells = [f"{'> ' if s.second_busy else ''}{s.second_s:.1f} s" for s in batch]
         print("| second start until idle | " + " | ".join(cells) + " |")
