@@ -399,3 +399,32 @@ async def test_a_stuck_writer_never_holds_up_questions(
     finally:
         gate.set()
         await log.close()
+
+
+async def test_rows_are_written_in_batches_and_none_is_lost_on_a_clean_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answering only queues a row; the writer takes them together, and stopping writes the rest."""
+    monkeypatch.setattr(querylog, "FLUSH_EVERY_S", 60.0)  # only a full batch or a stop wakes it
+    path = tmp_path / "querylog.db"
+    log = QueryLog(path, QueryLogSettings())
+    batches: list[int] = []
+    write = log._write
+
+    def counted(conn: sqlite3.Connection, rows: list[Any], **kw: Any) -> None:
+        batches.append(len(rows))
+        write(conn, rows, **kw)
+
+    monkeypatch.setattr(log, "_write", counted)
+    log.open()
+    for i in range(30):
+        log.record(result(f"q{i}"), surface="rest")
+    assert batches == []  # nothing written on the request path
+    await log.close()
+    assert batches == [30]
+    reopened = QueryLog(path, QueryLogSettings())
+    reopened.open()
+    try:
+        assert await reopened.count() == 30
+    finally:
+        await reopened.close()

@@ -42,6 +42,9 @@ UI_CLIENT_HEADER = "X-Mnemolis-Client"
 MAX_PAGE = 200
 _QUEUE_LIMIT = 10_000
 _BATCH = 200
+# The writer wakes this often (or when a batch is full, a reader waits or the server
+# stops), so answering a question only appends to a queue: no thread switch per row.
+FLUSH_EVERY_S = 0.2
 _PRUNE_EVERY_S = 2.0  # rows beyond retention live at most this long between reads
 _MAX_ID = 2**63 - 1  # SQLite's INTEGER range
 
@@ -244,6 +247,7 @@ class QueryLog:
         self.written = 0
         self._queue: queue.Queue[_Row | Any] = queue.Queue(maxsize=_QUEUE_LIMIT)
         self._thread: threading.Thread | None = None
+        self._wake = threading.Event()
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
         self._closed = False
@@ -280,6 +284,7 @@ class QueryLog:
         if self._thread is not None:
             with contextlib.suppress(queue.Full):
                 await asyncio.to_thread(self._queue.put, None, True, 10)
+            self._wake.set()
             await asyncio.to_thread(self._thread.join, 10)
             self._thread = None
         if self._reader is not None:
@@ -358,6 +363,10 @@ class QueryLog:
             self._queue.put_nowait(row)
         except queue.Full:
             self.dropped += 1
+            self._wake.set()
+            return
+        if self._queue.qsize() >= _BATCH:
+            self._wake.set()
 
     async def flush(self, timeout: float = 10.0) -> None:
         """Wait until everything queued so far is written."""
@@ -377,12 +386,14 @@ class QueryLog:
         started = time.monotonic()
         try:
             self._queue.put_nowait(mark)
+            self._wake.set()
         except queue.Full:
             # The writer is far behind: wait for room on a worker thread, not the loop.
             try:
                 await asyncio.to_thread(self._queue.put, mark, True, timeout)
             except queue.Full:
                 return
+            self._wake.set()
         left = max(0.0, timeout - (time.monotonic() - started))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(done, left)
@@ -396,29 +407,33 @@ class QueryLog:
             _LOGGER.warning("%s; questions will not be logged", self.error)
         try:
             while True:
-                item = self._queue.get()
-                batch: list[Any] = [item]
-                while len(batch) < _BATCH:
-                    try:
-                        batch.append(self._queue.get_nowait())
-                    except queue.Empty:
-                        break
-                rows = [b for b in batch if isinstance(b, tuple)]
-                if rows and conn is not None:
-                    # Trimming walks max_rows index entries: do it now and then, and
-                    # whenever a reader is waiting (a flush marker), never per batch.
-                    waited = any(callable(b) for b in batch)
-                    self._write(conn, rows, prune=waited or self._prune_due())
-                elif rows:
-                    self.dropped += len(rows)
-                for b in batch:
-                    if callable(b):
-                        b()
-                if any(b is None for b in batch):
-                    return
+                self._wake.wait(FLUSH_EVERY_S)
+                self._wake.clear()
+                pending: list[Any] = []
+                with contextlib.suppress(queue.Empty):
+                    while True:
+                        pending.append(self._queue.get_nowait())
+                for start in range(0, len(pending), _BATCH):
+                    if self._write_batch(conn, pending[start : start + _BATCH]):
+                        return
         finally:
             if conn is not None:
                 conn.close()
+
+    def _write_batch(self, conn: sqlite3.Connection | None, batch: list[Any]) -> bool:
+        """Write one batch, then wake its waiting readers; True once the stop marker is in it."""
+        rows = [b for b in batch if isinstance(b, tuple)]
+        if rows and conn is not None:
+            # Trimming walks max_rows index entries: do it now and then, and
+            # whenever a reader is waiting (a flush marker), never per batch.
+            waited = any(callable(b) for b in batch)
+            self._write(conn, rows, prune=waited or self._prune_due())
+        elif rows:
+            self.dropped += len(rows)
+        for b in batch:
+            if callable(b):
+                b()
+        return any(b is None for b in batch)
 
     def _prune_due(self) -> bool:
         return time.monotonic() - self._pruned_at >= _PRUNE_EVERY_S

@@ -83,6 +83,7 @@ class AssistReader:
         self._kinds: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._pruned: dict[str, tuple[object, Intents]] = {}
         self._zone_list: tuple[object, SlotList] | None = None
+        self._places: tuple[object, tuple[tuple[str, str | None], ...]] | None = None
         self._translations: dict[str, dict[str, str]] = {}
         self._fetched: dict[str, frozenset[str]] = {}  # language → the domains it was for
 
@@ -100,11 +101,19 @@ class AssistReader:
             self._kinds = slots.kinds(self.home, ids)
         return self._lists[1], self._lists[2]
 
+    def zones(self) -> list[str]:
+        """Where people can be now; the zones and people are found once per names version."""
+        states = self.home.states
+        key = (self._version(), id(states), len(states))
+        if self._places is None or self._places[0] != key:
+            self._places = (key, slots.places(self.home))
+        return slots.where(self.home, self._places[1])
+
     def _zones(self, loaded: grammar.Grammar) -> SlotList:
         """Where people can be: the home's zones and places, and the language's words
         for home (HA leaves the list a wildcard, which reads any words as a place)."""
         # People move between places without any name changing: read them each time.
-        key = (tuple(slots.zones(self.home)), loaded.language)
+        key = (tuple(self.zones()), loaded.language)
         if self._zone_list is None or self._zone_list[0] != key:
             places = [(z, z) for z in key[0]]
             places += [(w, "home") for w in loaded.home_words]

@@ -74,17 +74,38 @@ def build(home: Home, exposed: Callable[[str], bool] | None = None) -> dict[str,
 
 def zones(home: Home) -> list[str]:
     """Zone names and the places people's states name (not home/away/unknown)."""
-    out: dict[str, None] = {}
+    return where(home, places(home))
+
+
+def places(home: Home) -> tuple[tuple[str, str | None], ...]:
+    """Who can name a place, in state order: (entity id, its zone name or None for a person).
+
+    Zones' names change only with the names; people move without any name changing,
+    so a caller keeps this per names version and reads only these states per question.
+    """
+    out: list[tuple[str, str | None]] = []
     for entity_id, state in list(home.states.items()):
         domain = entity_id.split(".", 1)[0]
         if domain == "zone":
             name = (state.get("attributes") or {}).get("friendly_name")
             if name:
-                out[str(name)] = None
+                out.append((entity_id, str(name)))
         elif domain in ("person", "device_tracker"):
-            value = str(state.get("state") or "")
-            if value and value not in ("home", "not_home", "unknown", "unavailable"):
-                out[value] = None
+            out.append((entity_id, None))
+    return tuple(out)
+
+
+def where(home: Home, known: tuple[tuple[str, str | None], ...]) -> list[str]:
+    """The place names now: the zones' and those people's states name, first seen first."""
+    out: dict[str, None] = {}
+    states = home.states
+    for entity_id, zone in known:
+        if zone is not None:
+            out[zone] = None
+            continue
+        value = str((states.get(entity_id) or {}).get("state") or "")
+        if value and value not in ("home", "not_home", "unknown", "unavailable"):
+            out[value] = None
     return list(out)
 
 

@@ -40,12 +40,19 @@ def _stem(word: str) -> str:
 def _stemmed_score(a: str, b: str) -> float:
     if a == b:
         return 100.0
-    score = float(fuzz.ratio(a, b))
-    if min(len(a), len(b)) <= _SHORT:
+    la, lb = len(a), len(b)
+    short = min(la, lb) <= _SHORT
+    if short and a[0] != b[0]:
         # Short words: one typo at most, never a different first letter
         # ("dor" is "door", "hall" is not "shall").
-        return score if a[0] == b[0] and score >= 85 else 0.0
-    return score if score >= _WORD_FLOOR else 0.0
+        return 0.0
+    floor = 85.0 if short else _WORD_FLOOR
+    # fuzz.ratio is at most 200·min/(la+lb): most pairs ("is", "kitchen") are
+    # decided by their lengths alone, without the C call.
+    if 200.0 * min(la, lb) < floor * (la + lb):
+        return 0.0
+    score = float(fuzz.ratio(a, b))
+    return score if score >= floor else 0.0
 
 
 class Scorer:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..assist import grammar
 from ..assist.reader import AssistReader, Reading, Recognized, candidates
-from ..assist.slots import zones
 from ..hass.client import Registries
 from ..knowledge import relevance
 from ..models import (
@@ -528,7 +527,7 @@ class Router:
                 area,
                 getattr(self.core.services.ha, "language", None),
                 # Where people are reads as places ("who is at school"), names or not.
-                tuple(zones(self.reader().home)),
+                tuple(self.reader().zones()),
                 None if fusion_sources is None else tuple(fusion_sources),
                 self.vocab.generation,
                 tuple(n for n, src in self.core.sources.items() if src.configured),
