@@ -49,22 +49,99 @@ _EVIDENCE_CHARS = 700
 _CITE = re.compile(r"\s*\[(\d{1,3})\]")
 # A token a model can only copy, never make up: a figure, a code, a name
 # ("tulip-harbour-42", "SMS4HVI33G", "Meadowlark" inside a sentence).
-_TOKEN = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_](?:[\w'\u2019-]*[^\W_])?", re.UNICODE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n)\W*$")
 # "I do not know", "the evidence does not say": the model declines to answer.
 _REFUSAL = re.compile(
-    r"\b(?:i\s+)?(?:do\s+not|don[’']t|cannot|can[’']t)\s+(?:know|tell|find|say)\b"
+    r"\b(?:i\s+)?(?:do\s+not|don['\u2019]t|cannot|can['\u2019]t)\s+(?:know|tell|find|say)\b"
     r"|\b(?:evidence|passages?|documents?)\s+(?:does|do)\s+not\s+(?:say|answer|mention)\b"
     r"|\bno\s+(?:information|evidence)\b",
     re.IGNORECASE,
 )
 # Words that carry no fact: an answer made of them and the question's words gives nothing.
 _FUNCTION = frozenset(
-    "the and for are was were has have had this that these those with from into onto "
-    "you your our their they them its his her she him not but can will would should "
-    "could may might must shall what when where which who whom whose why how does did "
-    "done doing any all some each every than then there here about also just only very "
-    "been being out off over under again more most other such own same too".split()
+    {
+        "the",
+        "and",
+        "for",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "this",
+        "that",
+        "these",
+        "those",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "you",
+        "your",
+        "our",
+        "their",
+        "they",
+        "them",
+        "its",
+        "his",
+        "her",
+        "she",
+        "him",
+        "not",
+        "but",
+        "can",
+        "will",
+        "would",
+        "should",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "how",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "any",
+        "all",
+        "some",
+        "each",
+        "every",
+        "than",
+        "then",
+        "there",
+        "here",
+        "about",
+        "also",
+        "just",
+        "only",
+        "very",
+        "been",
+        "being",
+        "out",
+        "off",
+        "over",
+        "under",
+        "again",
+        "more",
+        "most",
+        "other",
+        "such",
+        "own",
+        "same",
+        "too",
+    }
 )
 GROUNDED_SHARE = 0.6  # of an answer's content words, what must come from the passages
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -225,14 +302,14 @@ def proper_tokens(text: str) -> set[str]:
     out: set[str] = set()
     for m in _TOKEN.finditer(text):
         token = m.group(0)
-        if token == "I":
+        if token == "I":  # noqa: S105 (the pronoun, not a password)
             continue
         digit = any(c.isdigit() for c in token)
         capital = any(c.isupper() for c in token[1:]) or (
             token[0].isupper() and not _SENTENCE_START.search(text[: m.start()])
         )
         if digit or capital:
-            out.add(token.lower().replace("’", "'"))
+            out.add(token.lower().replace("\u2019", "'"))
     return out
 
 
@@ -255,7 +332,7 @@ def grounding_problem(answer: str, question: str, passages: Sequence[str]) -> st
     figures = numbers_in(body) - numbers_in(source)
     if figures:
         return f"figures not in the passages: {', '.join(sorted(figures))}"
-    have_tokens = {t.lower().replace("’", "'") for t in _TOKEN.findall(source)}
+    have_tokens = {t.lower().replace("\u2019", "'") for t in _TOKEN.findall(source)}
     names = proper_tokens(body) - have_tokens
     names = {n for n in names if n.rstrip(".") not in numbers_in(source)}
     if names:

@@ -8,8 +8,8 @@ import logging
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,9 +170,7 @@ def judge_composed(output: str, question: str, evidence: Sequence[Evidence]) -> 
         return Composed("", why="the model wrote nothing")
     if prompts.is_refusal(text):
         return Composed("", refused=True, why="the model said it does not know")
-    problem = prompts.grounding_problem(
-        text, question, [prompts.passage_text(e) for e in evidence]
-    )
+    problem = prompts.grounding_problem(text, question, [prompts.passage_text(e) for e in evidence])
     if problem:
         _LOGGER.info("compose answer not grounded (%s); using extractive", problem)
         return Composed("", why=problem)
