@@ -154,7 +154,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 # Small models keep going after the answer (inventing more evidence lines).
-COMPOSE_STOPS = ["\n\n", "\nQuestion:", "\nEvidence:", "\nCurrent time:"]
+COMPOSE_STOPS = ["\n\n", "\n[", "\nQuestion:", "\nEvidence:", "\nCurrent time:"]
 
 
 def first_paragraph(text: str) -> str:
