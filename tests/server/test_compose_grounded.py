@@ -102,17 +102,18 @@ async def test_an_ungrounded_model_answer_falls_back_to_the_quote(
     assert body["source_used"] == "rag"
 
 
-async def test_the_model_saying_it_does_not_know_is_a_refusal(
+async def test_the_model_saying_it_does_not_know_leaves_the_quote(
     make_client: Callable[..., Any],
     chat_model: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The reader found the line; a small model's "I do not know" does not hide it."""
     client = await composing_client(make_client, chat_model, tmp_path / "roots")
     writes(service_of(client), monkeypatch, "I do not know.")
     body = await ask(client, "When is the recycling collected?")
-    assert body["source_used"] == "none"
-    assert "Friday" not in body["result"]
+    assert body["source_used"] == "rag"
+    assert "every other Friday" in body["result"]
 
 
 async def test_a_question_no_passage_answers_is_refused_with_the_model(

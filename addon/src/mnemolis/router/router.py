@@ -1065,8 +1065,8 @@ class Router:
     ) -> tuple[str | None, bool]:
         """One source's answer: the model's, written from the passages, when it is set to
         answer documents and memories (``llm.compose_documents``) and its answer is
-        grounded; the source's own (extractive) answer otherwise; None when the model
-        says the passages do not answer. The flag says the model wrote it."""
+        grounded; the source's own (extractive) answer otherwise. The flag says the model
+        wrote it."""
         own = answer.answer.strip() or compose_extractive(fuse([answer]), [answer])
         llm = self.core.services.llm
         grounded = getattr(llm, "compose_grounded", None) if llm is not None else None
@@ -1087,8 +1087,9 @@ class Router:
         except Exception as err:
             _LOGGER.info("model answer failed, answering extractively: %s", err)
             return own, False
-        if written.refused:
-            return None, True
+        # A refusal leaves the reader's answer standing: the reader already says when
+        # no passage holds the answer, and the small model says "I do not know" to
+        # answers it was shown (bench/compose_bench.py: 20 of 41 answers lost).
         text = str(written.text).strip()
         return (text, True) if text else (own, False)
 
