@@ -114,6 +114,10 @@ class LLMSettings(_Section):
     timeout: float = Field(default=60, gt=0)
     # Requests that may wait for the model while it generates; more get a 429.
     queue: int = Field(default=8, ge=1, le=1024)
+    # The model writes the answer to document and memory questions too (not only fused
+    # ones); off by default: the small model measured worse than the extractive reader
+    # (docs/inference.md, "Grounded answers").
+    compose_documents: bool = False
 
 
 class MCPSettings(_Section):

@@ -20,7 +20,7 @@ COMPOSE_SYSTEM = (
     "below; never add facts that are not in it. Answer in one or two sentences with "
     "the exact names and figures from the evidence, and cite the evidence you used "
     "with its number in brackets, like [1]. If the evidence does not answer the "
-    "question, say that you do not know."
+    "question, answer only: I do not know."
 )
 CLASSIFY_SYSTEM = (
     "You route questions for a smart home assistant. Pick the sources that can answer "
@@ -47,6 +47,103 @@ VOLATILE_SOURCES = frozenset({"ha", "uptime", "changes", "forecast"})
 _EVIDENCE_CHARS = 700
 
 _CITE = re.compile(r"\s*\[(\d{1,3})\]")
+# A token a model can only copy, never make up: a figure, a code, a name
+# ("tulip-harbour-42", "SMS4HVI33G", "Meadowlark" inside a sentence).
+_TOKEN = re.compile(r"[^\W_](?:[\w'\u2019-]*[^\W_])?", re.UNICODE)
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n)\W*$")
+# "I do not know", "the evidence does not say": the model declines to answer.
+_REFUSAL = re.compile(
+    r"\b(?:i\s+)?(?:do\s+not|don['\u2019]t|cannot|can['\u2019]t)\s+(?:know|tell|find|say)\b"
+    r"|\b(?:evidence|passages?|documents?)\s+(?:does|do)\s+not\s+(?:say|answer|mention)\b"
+    r"|\bno\s+(?:information|evidence)\b",
+    re.IGNORECASE,
+)
+# Words that carry no fact: an answer made of them and the question's words gives nothing.
+_FUNCTION = frozenset(
+    {
+        "the",
+        "and",
+        "for",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "this",
+        "that",
+        "these",
+        "those",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "you",
+        "your",
+        "our",
+        "their",
+        "they",
+        "them",
+        "its",
+        "his",
+        "her",
+        "she",
+        "him",
+        "not",
+        "but",
+        "can",
+        "will",
+        "would",
+        "should",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "how",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "any",
+        "all",
+        "some",
+        "each",
+        "every",
+        "than",
+        "then",
+        "there",
+        "here",
+        "about",
+        "also",
+        "just",
+        "only",
+        "very",
+        "been",
+        "being",
+        "out",
+        "off",
+        "over",
+        "under",
+        "again",
+        "more",
+        "most",
+        "other",
+        "such",
+        "own",
+        "same",
+        "too",
+    }
+)
+GROUNDED_SHARE = 0.6  # of an answer's content words, what must come from the passages
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
@@ -57,7 +154,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 # Small models keep going after the answer (inventing more evidence lines).
-COMPOSE_STOPS = ["\n\n", "\nQuestion:", "\nEvidence:", "\nCurrent time:"]
+COMPOSE_STOPS = ["\n\n", "\n[", "\nQuestion:", "\nEvidence:", "\nCurrent time:"]
 
 
 def first_paragraph(text: str) -> str:
@@ -192,3 +289,83 @@ def add_citations(answer: str, evidence: Sequence[Evidence]) -> str:
         body = body[: len(body) - len(end)] if end else body
         out.append(f"{body} [{best + 1}]{end}")
     return " ".join(out)
+
+
+def is_refusal(text: str) -> bool:
+    """Whether the model declined to answer ("I do not know")."""
+    return bool(_REFUSAL.search(text))
+
+
+def proper_tokens(text: str) -> set[str]:
+    """Names, codes and figures a text states (lower-cased): a capital past a sentence's
+    start, a digit, or all capitals — what only the passages can supply."""
+    out: set[str] = set()
+    for m in _TOKEN.finditer(text):
+        token = m.group(0)
+        if token == "I":  # noqa: S105 (the pronoun, not a password)
+            continue
+        digit = any(c.isdigit() for c in token)
+        capital = any(c.isupper() for c in token[1:]) or (
+            token[0].isupper() and not _SENTENCE_START.search(text[: m.start()])
+        )
+        if digit or capital:
+            out.add(token.lower().replace("\u2019", "'"))
+    return out
+
+
+def passage_text(ev: Evidence) -> str:
+    """What a passage says: its text and its heading (a file name says nothing)."""
+    title = ev.title.rsplit(" — ", 1)[1] if " — " in ev.title else ev.title
+    if ev.source == "rag" and " — " not in ev.title:
+        title = ""
+    return f"{title} {ev.text} {ev.timestamp or ''}"
+
+
+def grounding_problem(answer: str, question: str, passages: Sequence[str]) -> str:
+    """Why a written answer is not grounded in the passages ('' when it is): every figure
+    and name must be in them, most of its words too, and it must say something the
+    question did not."""
+    body = _CITE.sub("", _LABELLED_CITE.sub("", answer))
+    source = " ".join(passages)
+    if not _WORD.search(body) and not numbers_in(body):
+        return "the model wrote nothing"
+    figures = numbers_in(body) - numbers_in(source)
+    if figures:
+        return f"figures not in the passages: {', '.join(sorted(figures))}"
+    have_tokens = {t.lower().replace("\u2019", "'") for t in _TOKEN.findall(source)}
+    names = proper_tokens(body) - have_tokens
+    names = {n for n in names if n.rstrip(".") not in numbers_in(source)}
+    if names:
+        return f"names not in the passages: {', '.join(sorted(names))}"
+    have = {w.lower() for w in _WORD.findall(source)}
+    content = {w.lower() for w in _WORD.findall(body)} - _FUNCTION
+    if content:
+        share = len(content & have) / len(content)
+        if share < GROUNDED_SHARE:
+            return f"only {share:.0%} of its words are in the passages"
+    asked = {w.lower() for w in _WORD.findall(question)} | numbers_in(question)
+    if not ((content & have) | numbers_in(body)) - asked:
+        return "it says nothing the question did not"
+    return ""
+
+
+_LABELLED_CITE = re.compile(r"\s*\[\d{1,3},[^\]]*\]")
+
+
+def citation_label(ev: Evidence) -> str:
+    """How a citation names a passage: its database and file, or its source and title."""
+    if " — " in ev.title:
+        return ev.title.split(" — ", 1)[0]
+    if ev.title and ev.title != ev.source:
+        return ev.title if ev.title.startswith(f"{ev.source}:") else f"{ev.source}: {ev.title}"
+    return ev.source
+
+
+def label_citations(answer: str, evidence: Sequence[Evidence]) -> str:
+    """``[1]`` → ``[1, household: boiler.html]``, as extractive answers cite."""
+
+    def label(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return f" [{n}, {citation_label(evidence[n - 1])}]"
+
+    return _CITE.sub(label, answer)

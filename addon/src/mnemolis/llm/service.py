@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,6 +147,34 @@ def _release(registry: dict[Any, tuple[Any, int]], obj: Any) -> Any:
                 del registry[key]
                 return held
     return obj
+
+
+COMPOSE_TOKENS = 96  # one or two sentences; a small model rambles past them
+
+
+@dataclass(slots=True)
+class Composed:
+    """What the model wrote from the passages: ``text`` when it stands (cited), ``refused``
+    when it said it does not know, else ``why`` the extractive answer stands instead."""
+
+    text: str
+    refused: bool = False
+    why: str = ""
+
+
+def judge_composed(output: str, question: str, evidence: Sequence[Evidence]) -> Composed:
+    """The model's raw output checked against the passages: kept (cited), a refusal, or
+    dropped with the reason (the extractive answer is the fallback)."""
+    text = prompts.first_paragraph(output)
+    if not text:
+        return Composed("", why="the model wrote nothing")
+    if prompts.is_refusal(text):
+        return Composed("", refused=True, why="the model said it does not know")
+    problem = prompts.grounding_problem(text, question, [prompts.passage_text(e) for e in evidence])
+    if problem:
+        _LOGGER.info("compose answer not grounded (%s); using extractive", problem)
+        return Composed("", why=problem)
+    return Composed(prompts.label_citations(prompts.add_citations(text, evidence), evidence))
 
 
 def loaded_chat_models() -> list[LocalEngine]:
@@ -405,29 +434,30 @@ class LLMService:
         return min(self.settings.llm.timeout, self.settings.routing.source_timeout)
 
     async def compose(self, question: str, evidence: list[Evidence]) -> str | None:
-        """A grounded answer over fused evidence with [n] citations; None on failure."""
+        """A grounded answer over fused evidence with citations; None on failure or refusal."""
+        written = await self.compose_grounded(question, evidence)
+        return written.text or None
+
+    async def compose_grounded(
+        self, question: str, evidence: list[Evidence], timeout: float | None = None
+    ) -> Composed:
+        """The model's answer from the passages alone, cited; empty with the reason when the
+        extractive answer should stand (no model, no output, ungrounded, too slow)."""
         if not self.available or not evidence:
-            return None
+            return Composed("", why="no model" if evidence else "no passages")
         params = ChatParams(
             messages=prompts.compose_messages(question, evidence),
-            max_tokens=160,
+            max_tokens=COMPOSE_TOKENS,
             temperature=0.0,
             seed=0,
             stop=prompts.COMPOSE_STOPS,
         )
         try:
-            result = await self.complete(params, timeout=self.settings.routing.deadline)
+            result = await self.complete(params, timeout=timeout or self.settings.routing.deadline)
         except (MnemolisError, TimeoutError) as err:
             _LOGGER.info("compose fell back to the extractive answer: %s", err)
-            return None
-        text = prompts.first_paragraph(result.content)
-        if not text:
-            return None
-        context = [question] + [f"{e.title} {e.text} {e.timestamp or ''}" for e in evidence]
-        if not prompts.grounded(text, *context):
-            _LOGGER.info("compose answer had figures not in the evidence; using extractive")
-            return None
-        return prompts.add_citations(text, evidence)
+            return Composed("", why=f"the model failed or was too slow: {err or 'timeout'}")
+        return judge_composed(result.content, question, evidence)
 
     async def classify(self, question: str, sources: list[str]) -> list[str] | None:
         """Sources that can answer, chosen by the model under a JSON schema; None on failure."""

@@ -55,6 +55,8 @@ _LOGGER = logging.getLogger(__name__)
 PartMode = Literal["single", "fusion", "default", "explicit", "meaning", "language", "intent"]
 MAX_CITATIONS = 8
 HOME_SOURCES = frozenset({"ha", "forecast", "uptime", "changes"})
+# Sources whose answer the model may write from their passages (llm.compose_documents).
+COMPOSED_SOURCES = frozenset({"rag", "memory"})
 _WEATHER_SUBJECT = re.compile(r"^\s*(?:it|there|the weather|the forecast)\b", re.IGNORECASE)
 PLAN_MEMO = 512  # routing decisions kept for repeated questions
 NAME_REFRESH_TIMEOUT = 0.5  # seconds an async name refresh (monitors) may take per question
@@ -977,15 +979,18 @@ class Router:
                 queue = [n for n in self._default_chain() if n not in tried and self._configured(n)]
         if answer is None:
             return PartOutcome(part.query, _nothing(runs), "none", runs)
+        written, by_model = await self._written(part.query, answer, deadline_at)
+        if written is None:
+            return PartOutcome(part.query, _nothing(runs), "none", runs)
         return PartOutcome(
             part.query,
-            answer.answer.strip() or compose_extractive(fuse([answer]), [answer]),
+            written,
             answer.source,
             runs,
             [e.citation() for e in answer.evidence[:MAX_CITATIONS]],
             fallback=answer.source != chain[0],
             answered_by=[answer.source],
-            asks=_asks_of(answer),
+            asks=[] if by_model else _asks_of(answer),
         )
 
     async def _attempt(
@@ -1027,14 +1032,17 @@ class Router:
             return PartOutcome(part.query, _nothing(runs), "none", runs)
         if len(answers) == 1:
             only = answers[0]
+            written, by_model = await self._written(part.query, only, deadline_at)
+            if written is None:
+                return PartOutcome(part.query, _nothing(runs), "none", runs)
             return PartOutcome(
                 part.query,
-                only.answer.strip() or compose_extractive(fuse(answers), answers),
+                written,
                 only.source,
                 runs,
                 [e.citation() for e in only.evidence[:MAX_CITATIONS]],
                 answered_by=[only.source],
-                asks=_asks_of(only),
+                asks=[] if by_model else _asks_of(only),
             )
         fused = fuse(answers, self.core.settings.routing.rrf_k)
         evidence = [f.evidence for f in fused]
@@ -1050,6 +1058,39 @@ class Router:
             [e.citation() for e in evidence[:MAX_CITATIONS]],
             answered_by=used,
         )
+
+    async def _written(
+        self, question: str, answer: SourceAnswer, deadline_at: float
+    ) -> tuple[str | None, bool]:
+        """One source's answer: the model's, written from the passages, when it is set to
+        answer documents and memories (``llm.compose_documents``) and its answer is
+        grounded; the source's own (extractive) answer otherwise. The flag says the model
+        wrote it."""
+        own = answer.answer.strip() or compose_extractive(fuse([answer]), [answer])
+        llm = self.core.services.llm
+        grounded = getattr(llm, "compose_grounded", None) if llm is not None else None
+        if (
+            answer.source not in COMPOSED_SOURCES
+            or not answer.evidence
+            or not getattr(llm, "available", False)
+            or not self.core.settings.llm.compose_documents
+            or not callable(grounded)
+        ):
+            return own, False
+        remaining = self._remaining(deadline_at)
+        if remaining <= 0.1:
+            return own, False
+        try:
+            async with asyncio.timeout(remaining):
+                written = await grounded(question, answer.evidence, timeout=remaining)
+        except Exception as err:
+            _LOGGER.info("model answer failed, answering extractively: %s", err)
+            return own, False
+        # A refusal leaves the reader's answer standing: the reader already says when
+        # no passage holds the answer, and the small model says "I do not know" to
+        # answers it was shown (bench/compose_bench.py: 20 of 41 answers lost).
+        text = str(written.text).strip()
+        return (text, True) if text else (own, False)
 
     async def _compose(
         self, question: str, evidence: list[Evidence], deadline_at: float
