@@ -105,7 +105,7 @@ def start(data: Path, models: Path, *, model: bool, timeout: float) -> dict[str,
                 cpu, rss = _proc(proc.pid)
                 return {
                     "ready_s": ready_at or 0.0,
-                    "idle_s": time.monotonic() - t0 - 1.0,
+                    "idle_s": max(ready_at or 0.0, time.monotonic() - t0 - 1.0),
                     "cpu_s": cpu,
                     "rss_mib": rss,
                 }
