@@ -108,6 +108,8 @@ conformance: $(SV)/.stamp
 # docs/mcp.md from the live tool registry, and the user docs bundled into the server.
 docs: $(SV)/.stamp
 	$(SPY) -m mnemolis.mcp.docgen --write
+	@# The bundled docs' vectors for the default model (knowledge/shipped_build.py, issue 30).
+	$(SPY) -m mnemolis.knowledge.shipped_build --write
 
 # The add-on image, built for real from addon/Dockerfile with buildah on a
 # debootstrapped stand-in of the Home Assistant base (.ci/image-build). Repeat

@@ -26,6 +26,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from mnemolis.knowledge.vectors import forget_queries  # noqa: E402
 from tests.server.routing_cases import AREAS, ENTITIES, FakeHA, load_cases, make_home  # noqa: E402
 
 DEVICES = ["Light", "Lamp", "Window", "Door", "Plug", "Temperature", "Humidity", "Blinds"]
@@ -90,8 +91,6 @@ def measure(
     router = home.core.router
     route = router.route
     memo = router._plans
-    meaning = getattr(router, "meaning", None)  # (absent before the meaning stage existed)
-    vectors: dict[str, object] = meaning._questions if meaning is not None else {}
     for q in qs:  # warm up: indexes built, regexes compiled
         route(q)
     per_q: dict[str, list[float]] = {q: [] for q in qs}
@@ -104,7 +103,7 @@ def measure(
             for q in qs:
                 if cold:
                     memo.clear()
-                    vectors.clear()
+                    forget_queries()
                 e0 = getattr(embedder, "cpu_ns", 0)
                 c0 = time.thread_time_ns()
                 t0 = time.perf_counter_ns()

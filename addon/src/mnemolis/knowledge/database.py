@@ -30,6 +30,7 @@ from .parsing import (
     read_document,
     supported,
 )
+from .shipped import embed_with_shipped
 from .text import fts_query, query_tokens
 from .vectors import Vector, embed_blocking
 
@@ -631,7 +632,9 @@ class DocumentDatabase:
                 break
             after = rows[-1][0]
             texts = [embedding_text(h, c) for _, h, c in rows]
-            vectors = embed_blocking(embedder, texts, loop)
+            vectors = embed_with_shipped(  # the bundled docs' come with the package
+                embedder, texts, lambda todo: embed_blocking(embedder, todo, loop)
+            )
             with transaction(conn):
                 # A chunk replaced meanwhile is skipped: only live chunk ids get vectors.
                 conn.executemany(

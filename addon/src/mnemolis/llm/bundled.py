@@ -48,6 +48,18 @@ def english_words() -> frozenset[str]:
     return frozenset(w for w in lines if w.isalpha() and w.islower())
 
 
+def prebuilt() -> Path | None:
+    """The GGUF converted when the image was built (beside the weights), if there is one:
+    the add-on's first start then converts nothing."""
+    if not available():
+        return None
+    try:
+        path = weights_dir() / FILE_NAME
+    except (ImportError, OSError):
+        return None
+    return path if path.is_file() and path.stat().st_size > 0 else None
+
+
 def ensure_converted(folder: Path) -> Path:
     """The GGUF in ``folder``, converted from the package's weights when missing.
 
@@ -60,6 +72,9 @@ def ensure_converted(folder: Path) -> Path:
     target = folder / FILE_NAME
     if target.is_file() and target.stat().st_size > 0:
         return target
+    built = prebuilt()
+    if built is not None:
+        return built
     _LOGGER.info("converting the bundled embedding model %s into %s", NAME, folder)
     try:
         return convert_bert(weights_dir(), target, name=NAME)

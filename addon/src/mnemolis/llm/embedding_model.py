@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import os
 import time
 from typing import Any
 
@@ -26,6 +27,12 @@ QUERY_TEXTS = 8
 QUERY_CHARS = 400
 QUERY_THREADS = 1
 BULK_JOB = 1  # texts per job of a blocking bulk call
+# Indexing runs beside the event loop and the chat model on a small box: at most two
+# threads, whatever ``llm.threads`` gives the chat model (issue 30).
+BULK_THREADS = 2
+# Sized for what it does: one text of at most the model's own context per decode, no
+# room for a chat model's conversation (MiniLM: 512 tokens).
+MAX_CONTEXT = 512 * 16
 
 
 class LocalEmbedder(ThreadedModel):
@@ -37,8 +44,9 @@ class LocalEmbedder(ThreadedModel):
         super().__init__(info, ModelWorker("embedding", max(settings.queue, 1)))
         self.name = info.id
         self.dim = int(info.embedding_length or 0)
-        self.threads = settings.threads or None
-        self.n_ctx = int(min(info.context_length or 512, 8192))
+        self.threads = bulk_threads(settings.threads)
+        self.n_ctx = int(min(info.context_length or 512, MAX_CONTEXT))
+        self.calls = 0  # decodes run (one per text): benchmarks and tests count them
         self.cpu_ns = 0  # CPU time spent embedding, on the model's thread (for benchmarks)
         self._bulk_threads: tuple[int, int] = (0, 0)  # the context's configured threads
         self._threads_now: tuple[int, int] = (0, 0)
@@ -99,6 +107,7 @@ class LocalEmbedder(ThreadedModel):
             if count:  # only /v1/embeddings reports usage; indexing skips the extra pass
                 n_tokens += min(len(llama.tokenize(text.encode("utf-8"))), self.n_ctx)
             vectors.append(llama.embed(text, normalize=True, truncate=True))
+            self.calls += 1
         self.cpu_ns += time.thread_time_ns() - started
         return vectors, n_tokens
 
@@ -174,6 +183,13 @@ class LocalEmbedder(ThreadedModel):
                 "state": self.state,
             },
         }
+
+
+def bulk_threads(configured: int) -> int:
+    """Threads for indexing: the configured ones, at most BULK_THREADS, and never more than
+    half the cores (the event loop and the router keep the rest)."""
+    half = max(1, (os.cpu_count() or 2) // 2)
+    return max(1, min(configured or half, half, BULK_THREADS))
 
 
 def _is_query(texts: list[str]) -> bool:

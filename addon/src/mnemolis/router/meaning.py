@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..knowledge.text import query_text
+from ..knowledge.vectors import embed_queries, embed_queries_sync, known_query
 from .profiles import PROFILES
 from .text import content_words, normalize, stem, tokens
 
@@ -42,7 +41,6 @@ LEXICAL_SURE_WORDS = 2
 # Embedding: cosine a pick needs, and its lead over the runner-up.
 EMBED_MIN = 0.40
 EMBED_LEAD = 0.08
-QUESTION_MEMO = 2048  # question vectors kept (repeated questions are common)
 
 # Words too common in questions to tell sources apart.
 _WEAK = frozenset(
@@ -129,7 +127,6 @@ class MeaningStage:
         self._rows: list[str] = []  # the source of each matrix row
         self._rows_of: dict[str, npt.NDArray[np.intp]] = {}
         self._vectors_of: str | None = None
-        self._questions: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         #: When a list, embeddings are not computed inline: the texts that need one are
         #: collected here (the async caller embeds them off the event loop, then re-plans).
         self.deferred: list[str] | None = None
@@ -208,7 +205,6 @@ class MeaningStage:
             rows.setdefault(source, []).append(i)
         self._rows_of = {s: np.asarray(r) for s, r in rows.items()}
         self._vectors_of = name
-        self._questions.clear()
 
     def ready(self, embedder: Any) -> bool:
         """Whether the profiles' vectors for this model are computed."""
@@ -216,19 +212,18 @@ class MeaningStage:
 
     async def vectors(self, embedder: Any, texts: list[str]) -> Callable[[], None]:
         """Embed, off the event loop, the profiles (once per model) and the questions a
-        plan deferred; returns the step that stores them, run where plans run (the
-        router's planning thread), so a plan never sees them half stored."""
+        plan deferred; returns the step that stores the profiles, run where plans run (the
+        router's planning thread), so a plan never sees them half stored. The questions'
+        vectors go to the shared memo the sources read (one model call per question)."""
         name = _name(embedder)
         profiles = None if self.ready(embedder) else await embedder.embed(self._profile_list())
-        todo = self._todo(texts)
-        asked = [query_text(t) for t in todo]  # as the sources embed each part
-        found = await embedder.embed(asked) if asked else []
+        todo = self._todo(embedder, texts)
+        if todo:
+            await embed_queries(embedder, todo)
 
         def store() -> None:
             if profiles is not None and self._vectors_of != name:
                 self._set_profiles(name, profiles)
-            for text, vector in zip(todo, found, strict=True):
-                self._remember(text, vector)
 
         return store
 
@@ -240,39 +235,22 @@ class MeaningStage:
     def _profile_list(self) -> list[str]:
         return [t for _, t in self._profile_texts()]
 
-    def _remember(self, question: str, vector: Any) -> npt.NDArray[np.float32]:
-        vec = np.asarray(vector, dtype=np.float32)
-        self._questions[_key(question)] = vec
-        if len(self._questions) > QUESTION_MEMO:
-            self._questions.popitem(last=False)
-        return vec
-
-    def _todo(self, texts: list[str]) -> list[str]:
-        return list(dict.fromkeys(t for t in texts if _key(t) not in self._questions))
+    def _todo(self, embedder: Any, texts: list[str]) -> list[str]:
+        return list(dict.fromkeys(t for t in texts if known_query(embedder, t) is None))
 
     def prepare_sync(self, embedder: Any, texts: list[str]) -> None:
         """Blocking form of ``prepare``: one call to the model for every part's question."""
         self.warm_sync(embedder)
-        todo = self._todo(texts)
+        todo = self._todo(embedder, texts)
         if todo:
-            asked = [query_text(t) for t in todo]
-            for text, vector in zip(todo, embedder.embed_sync(asked), strict=True):
-                self._remember(text, vector)
-
-    def _question_vector(self, question: str) -> npt.NDArray[np.float32]:
-        hit = self._questions.get(_key(question))
-        if hit is None:
-            raise _Deferred  # the planner embeds every deferred question in one call
-        self._questions.move_to_end(_key(question))
-        return hit
+            embed_queries_sync(embedder, todo)
 
     def embedded(self, question: str, candidates: list[str], embedder: Any) -> Ranking | None:
         """Cosine of the question with each source's best examples; None if the model fails."""
         if not self.ready(embedder):
             return None
-        try:
-            q = self._question_vector(question)
-        except _Deferred:
+        q = known_query(embedder, question)
+        if q is None:  # the planner embeds every deferred question in one call
             if self.deferred is not None and question not in self.deferred:
                 self.deferred.append(question)
             return None
@@ -289,16 +267,8 @@ class MeaningStage:
         return Ranking("embedding", scores, _pick(scores, EMBED_MIN, EMBED_LEAD, ratio=False))
 
 
-class _Deferred(Exception):
-    """An embedding is needed that the async caller will compute."""
-
-
 def _name(embedder: Any) -> str:
     return str(getattr(embedder, "name", "embedder"))
-
-
-def _key(question: str) -> str:
-    return " ".join(tokens(normalize(question)))
 
 
 def usable_embedder(embedder: Any) -> bool:

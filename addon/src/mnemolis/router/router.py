@@ -21,6 +21,7 @@ from ..assist import grammar
 from ..assist.reader import AssistReader, Reading, Recognized, candidates
 from ..hass.client import Registries
 from ..knowledge import relevance
+from ..knowledge.vectors import REQUEST_VECTORS
 from ..models import (
     Citation,
     ConditionResult,
@@ -671,6 +672,8 @@ class Router:
         started = time.perf_counter()
         deadline = self.core.settings.routing.deadline
         guard = asyncio.timeout(deadline + LATE_GRACE)
+        # The question's vector, once computed, serves every stage of this request.
+        scope = REQUEST_VECTORS.set({})
         try:
             async with guard:
                 return await self._search(req, started, time.monotonic() + deadline)
@@ -679,6 +682,8 @@ class Router:
                 raise
             _LOGGER.warning("a question ran past the %g s deadline; answered without it", deadline)
             return _late(req, deadline, started)
+        finally:
+            REQUEST_VECTORS.reset(scope)
 
     async def _search(self, req: SearchRequest, started: float, deadline_at: float) -> SearchResult:
         ctx = QueryContext(now=datetime.now(UTC), conversation_id=req.conversation_id)
