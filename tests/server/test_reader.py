@@ -219,3 +219,21 @@ async def test_who_to_call_is_found_by_meaning(
     await says(client, "What's the pediatrician's phone number?", "(555) 201-3344")
     body = await ask(client, "What's our Netflix password?")
     assert body["source_used"] == "none", body
+
+
+async def test_a_home_entity_answers_only_a_question_about_its_state() -> None:
+    """"What should the boiler pressure be?", "who is the window cleaner?", "the guest wifi
+    password": the documents, though a home entity shares a word; states stay the home's."""
+    from .assist_home import make_assist_home
+
+    core, _ = make_assist_home("en")
+    for question in (
+        "What should the boiler pressure be?",
+        "What is the guest wifi password?",
+        "Who is the window cleaner?",
+    ):
+        plan = core.router.plan(question)
+        assert [p.sources for p in plan.parts] == [["rag"]], (question, plan.to_dict())
+    for question in ("Is the kitchen window open?", "What is the thermostat set to?"):
+        plan = core.router.plan(question)
+        assert [p.sources for p in plan.parts] == [["ha"]], (question, plan.to_dict())

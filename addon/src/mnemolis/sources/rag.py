@@ -531,32 +531,28 @@ _MODEL_NAME = re.compile(
 )
 
 
-def topical_asks(question: str) -> list[str]:
-    """The question's asks, a bare one ("… and password?") said with what the first ask
-    is about: "the guest wifi network and password" asks for the *guest wifi* password."""
-    asks = relevance.clause_asks(question)
-    if len(asks) < 2:
-        return asks
-    first = relevance.content_words(asks[0])
-    out = [asks[0]]
-    for ask in asks[1:]:
-        own = relevance.content_words(ask)
-        if len(own) == 1 and len(first) >= 2 and own[0] not in first:
-            ask = f"{' '.join(first[:-1])} {ask}"
-        out.append(ask)
-    return out
+def topical(asks: list[str], ask: str) -> str:
+    """A bare ask ("… and password?") said with what the first ask is about: "the guest
+    wifi network and password" asks for the *guest wifi* password, which tells two
+    password lines apart (it never makes a line short of a word it must say)."""
+    first = relevance.content_words(asks[0]) if asks else ()
+    own = relevance.content_words(ask)
+    if ask is asks[0] or len(own) != 1 or len(first) < 2 or own[0] in first:
+        return ask
+    return f"{' '.join(first[:-1])} {ask}"
 
 
 def _each_ask(question: str, weights: dict[str, float], units: list[str]) -> list[int]:
     """For a question of several asks, the unit that best answers each, in text order
     (one index when one unit answers them all)."""
-    asks = [a for a in topical_asks(question) if relevance.content_words(a)]
+    asks = [a for a in relevance.clause_asks(question) if relevance.content_words(a)]
     if len(asks) < 2:
         return []
     picked: set[int] = set()
     for ask in asks:
         scores = [relevance.word_coverage(ask, weights, u) for u in units]
-        top = max(range(len(units)), key=lambda i: (scores[i], -i))
+        about = [relevance.word_coverage(topical(asks, ask), weights, u) for u in units]
+        top = max(range(len(units)), key=lambda i: (scores[i], about[i], -i))
         if scores[top] <= 0:
             return []  # an ask this passage says nothing of: the usual quote
         picked.add(top)
@@ -581,7 +577,7 @@ def each_ask_answered(
 
     if relevance.ASKS_CHECK.match(question):
         return []  # "the gauge says 1.2, is that ok?" asks one thing of what it was told
-    asks = [a for a in topical_asks(question) if own(a) or relevance.asks_kind(a)]
+    asks = [a for a in relevance.clause_asks(question) if own(a) or relevance.asks_kind(a)]
     if len(asks) < 2:
         return []
 
@@ -605,6 +601,10 @@ def each_ask_answered(
     picked: list[tuple[str, Passage]] = []
     for ask in asks:
         fits = [p for _, p in found if answers(ask, p)]
+        if fits and topical(asks, ask) != ask:
+            # Of the lines saying "password", the guest network's for the guest's.
+            about = topical(asks, ask)
+            fits.sort(key=lambda p: -said_of(about, p))
         # The first found answers, unless the ask names nothing of its own ("when did we
         # get it?"): then the one whose words it says ("Bought: …", not the end date).
         p = (
@@ -819,7 +819,9 @@ def _judged(
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
             weight = 1.0
-            if relevance.asks_kind(itself) and relevance.gives_what_is_asked(question, said):
+            if (why or relevance.asks_kind(itself)) and relevance.gives_what_is_asked(
+                question, said
+            ):
                 # "why …?" is answered by what it means or causes, "how many …?" by a count
                 weight = GIVES_WEIGHT
             if how and forbids(question, said):
