@@ -1008,7 +1008,7 @@ def _attribute_asked(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if (len(words) < 2 and not m.group("of")) or words[-1] not in _ATTRIBUTES:
         return (), ()  # "what's the password?" alone names nothing to check it against
     attribute = (
-        (words[-2], words[-1]) if len(words) > 2 and words[-2] in _PHONE_HEADS else (words[-1],)
+        (words[-2], words[-1]) if len(words) >= 2 and words[-2] in _PHONE_HEADS else (words[-1],)
     )
     whose = f"{' '.join(phrase[: -len(attribute)])} {m.group('of') or ''}"
     return attribute, tuple(w for w in content_words(whose) if w not in attribute)

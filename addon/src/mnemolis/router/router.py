@@ -336,7 +336,11 @@ class Router:
         """Route one part: tables, then meaning, then (at run time) the model, then defaults;
         a question no state answers goes to the documents though it shares a home word."""
         part = self._decide_part(query)
-        if part.sources == ["ha"] and part.mode in ("single", "meaning") and self._configured("rag"):
+        if (
+            part.sources == ["ha"]
+            and part.mode in ("single", "meaning")
+            and self._configured("rag")
+        ):
             sc = self.scores(query)
             if not sc.names.get("ha") and not_a_state(query):
                 why = f"{part.reason}; but no entity's state answers what is asked: the documents"

@@ -498,7 +498,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         start = best - 1
     picked = units[start : best + 1]
     length = sum(len(u) + 1 for u in picked)
-    record = _RECORD_LINE.fullmatch(units[best]) is not None
+    # A record line holding the attribute asked ("Guest password: …") is the answer whole.
+    held = relevance.attribute_held(question, units[best], heading)
+    record = _RECORD_LINE.fullmatch(units[best]) is not None and held is not None and held[0]
     for i in range(best + 1, len(units)):
         # Whole sentences only: continue while it still answers (shares the question's
         # words, or gives what it asks for: a date for "when …?" when the quote has
@@ -819,19 +821,16 @@ def _judged(
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
             weight = 1.0
-            if (why or relevance.asks_kind(itself)) and relevance.gives_what_is_asked(
-                question, said
-            ):
-                # "why …?" is answered by what it means or causes, "how many …?" by a count
-                weight = GIVES_WEIGHT
+            if why and relevance.gives_what_is_asked(question, said):
+                weight = GIVES_WEIGHT  # "why …?" is answered by what it means or causes
             if how and forbids(question, said):
                 weight = FORBIDS_WEIGHT  # a warning against it is no way to do it
             elif how and _STEPS.search(p.hit.content):
                 weight = STEPS_WEIGHT  # "how do I …?": steps or the command to run
             elif p.hit.content.startswith("```"):
                 weight = CODE_WEIGHT
-            elif pointer:
-                weight = POINTER_WEIGHT
+            elif pointer or _CROSS_REFERENCE.search(p.hit.content):
+                weight = POINTER_WEIGHT  # it points at where the answer is: that answers
             if about >= FAQ_COVERED and _asks(p.hit.heading):
                 weight = max(weight, FAQ_WEIGHT)  # a heading asking this very question
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
