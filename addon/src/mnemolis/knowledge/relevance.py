@@ -986,7 +986,7 @@ _ATTRIBUTES: dict[str, re.Pattern[str] | None] = {
     "passcode": _SECRET,
     "passphrase": _SECRET,
     "pin": re.compile(r"\b(?:pin|code)\b|\b\d{4,8}\b", re.I),
-    "code": re.compile(r"\bcode\b|\b\d{3,8}\b"),
+    "code": re.compile(r"\b(?:code|pass(?:word|code)?|pin|key)\b|\b\d{3,8}\b", re.I),
     "number": re.compile(r"\d{3}|\b(?=[\w-]*\d[\w-]*\d)[\w-]{3,}\b"),  # or "SMS4HVI33G"
     "email": re.compile(r"@|\be-?mail\b", re.I),
     "username": re.compile(r"\b(?:user ?name|login|user|account)\b|@", re.I),
@@ -994,24 +994,50 @@ _ATTRIBUTES: dict[str, re.Pattern[str] | None] = {
 }
 
 
+# Words that say which one of a thing's attributes, not whose: "our *full* address".
+_WHICH_ONE = frozenset(
+    [
+        "full",
+        "whole",
+        "complete",
+        "exact",
+        "entire",
+        "current",
+        "correct",
+        "right",
+        "actual",
+        "proper",
+    ]
+)
+
+
 @functools.lru_cache(maxsize=512)
-def _attribute_asked(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _attribute_asked(
+    question: str,
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]:
     """(the attribute a "what's the …?" question asks for — "phone", "number" — if it is
     one whose presence can be checked, the words naming whose it is — "netflix")."""
     if len(clause_asks(question)) > 1:
-        return (), ()
+        return (), ((), ())
     m = _ASKS_ATTRIBUTE.match(asked(question))
     if m is None:
-        return (), ()
+        return (), ((), ())
     phrase = m.group("np").split()
     words = [fold(w) for w in _WORD.findall(m.group("np"))]
     if (len(words) < 2 and not m.group("of")) or words[-1] not in _ATTRIBUTES:
-        return (), ()  # "what's the password?" alone names nothing to check it against
+        return (), ((), ())  # "what's the password?" alone names nothing to check it against
     attribute = (
         (words[-2], words[-1]) if len(words) >= 2 and words[-2] in _PHONE_HEADS else (words[-1],)
     )
-    whose = f"{' '.join(phrase[: -len(attribute)])} {m.group('of') or ''}"
-    return attribute, tuple(w for w in content_words(whose) if w not in attribute)
+    named = [w for w in content_words(" ".join(phrase[: -len(attribute)])) if w not in _WHICH_ONE]
+    of = (m.group("of") or "").strip()
+    # "… for Bosch's customer service line", "… on the wifi set to": said around it; "… to
+    # call to file a claim" says what it is for, not whose it is.
+    around = () if of.lower().startswith("to ") else content_words(of)
+    return attribute, (
+        tuple(w for w in named if w not in attribute),
+        tuple(w for w in around if w not in attribute),
+    )
 
 
 def asked_attribute(question: str) -> tuple[str, ...]:
@@ -1040,7 +1066,10 @@ def attribute_held(question: str, *texts: str) -> tuple[bool, tuple[str, ...]] |
     head = attribute[-1]
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     alternatives = synonyms(question)
-    if not all(_named(w, have, alternatives) for w in whose):
+    named, around = whose
+    if not all(_named(w, have, alternatives) for w in named) or (
+        2 * sum(_named(w, have, alternatives) for w in around) < len(around)
+    ):
         return False, ()  # the wifi's password is no answer to "the Netflix password?"
     if stem(head) in have:
         return True, ()
