@@ -222,7 +222,7 @@ async def test_who_to_call_is_found_by_meaning(
 
 
 async def test_a_home_entity_answers_only_a_question_about_its_state() -> None:
-    """"What should the boiler pressure be?", "who is the window cleaner?", "the guest wifi
+    """ "What should the boiler pressure be?", "who is the window cleaner?", "the guest wifi
     password": the documents, though a home entity shares a word; states stay the home's."""
     from .assist_home import make_assist_home
 
