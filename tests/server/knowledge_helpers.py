@@ -162,14 +162,15 @@ def text_pdf(pages: int, words: str = "boiler pressure page", fanout: int = 0) -
 
 
 async def household_client(
-    make_client: Callable[..., Any], root: Path, files: dict[str, str]
+    make_client: Callable[..., Any], root: Path, files: dict[str, str], **overrides: Any
 ) -> Any:
-    """A server with these files registered as the "household" database (and the bundled docs)."""
+    """A server with these files registered as the "household" database (and the bundled
+    docs); ``overrides`` are settings (``llm=`` for the embedding model)."""
     folder = root / "household"
     folder.mkdir(parents=True)
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
-    client = await make_client(rag={"roots": [str(root)], "watch": False})
+    client = await make_client(rag={"roots": [str(root)], "watch": False}, **overrides)
     resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
     assert resp.status == 201, await resp.text()
     await store_of(client).wait_idle()

@@ -669,9 +669,11 @@ _PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach",
 # "Give me Dave's phone number": named as what it is.
 _PHONE_NUMBER = re.compile(r"\b(?:phone|mobile|cell|telephone|contact) (?:number|no)\b", re.I)
 # Never a serial number's digits after its letters ("FD 0123 456789").
+# A North American number too: "(555) 201-3344", "555-201-3344", a local "555-0147".
 _PHONE = re.compile(
     r"(?<![A-Z] )(?<![A-Z]{2} )(?<![A-Z]{3} )"
-    r"(?:\+\d{1,3}[\s-]?)?\(?\b0\d{2,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b"
+    r"(?:(?:\+\d{1,3}[\s-]?)?\(?\b0\d{2,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b"
+    r"|(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\b\d{3}[.-]\d{4}\b)"
 )
 # "Is it still under warranty?", "is it too late to claim?", "how long is left on it?":
 # until when it holds, which a date answers.
@@ -914,6 +916,7 @@ class Match:
     codes: bool = True  # the text holds every fault code the question names ("E15")
     rival: bool = False  # the text is about another appliance, person or door
     number: bool = True  # the text gives a phone number when only that is asked
+    attribute: bool = True  # the text holds the attribute asked for (the *password*)
 
     @property
     def answers(self) -> bool:
@@ -921,7 +924,7 @@ class Match:
         the model, when it ranked the text, does not call it unrelated while the words
         say little more than enough ("when was the roof last replaced?" shares "last"
         and "replace" with the smoke alarm's battery line)."""
-        if not (self.codes and self.number) or self.rival:
+        if not (self.codes and self.number and self.attribute) or self.rival:
             return False  # "what does E15 mean?" is never answered by F22's row
         if self.unrelated and self.words < WORDS_SURE:
             return False
@@ -947,16 +950,137 @@ def match(
     """Word coverage of the texts (``weak`` ones counting less), plus the model's
     meaning when a real model ranked them."""
     texts, weak = list(texts), list(weak)
+    held = attribute_held(question, *texts, *weak)
+    if held is not None and held[1]:
+        # "What's the vet number?" is answered by the vet's line holding a phone number,
+        # though it never says "number": the value stands for the word.
+        texts.append(" ".join(held[1]))
     words = word_coverage(question, weights, *texts, weak=weak)
     codes = holds_named_codes(question, *texts, *weak)
     rival = names_a_rival(question, *texts, *weak)
     number = gives_the_number(question, *texts)
+    attribute = held is None or held[0]
     if not model:
-        return Match(words, codes=codes, rival=rival, number=number)
+        return Match(words, codes=codes, rival=rival, number=number, attribute=attribute)
     said = meaning(similarity)
     unrelated = similarity is not None and said < UNRELATED
     things = names_every_thing(question, *texts, *weak)
-    return Match(words, said, unrelated, things, codes, rival, number)
+    return Match(words, said, unrelated, things, codes, rival, number, attribute)
+
+
+# "What's the Netflix password?", "what is the vet's number?": the question asks for one
+# attribute (the last noun of what it asks about, before any "for"/"of"), which the
+# passage must hold — by its name, or for some by a value of its kind.
+_ASKS_ATTRIBUTE = re.compile(
+    r"\s*(?:what|which)(?:'s|\s+is|\s+are|\s+was)\s+(?:the\s+|our\s+|my\s+|your\s+"
+    r"|his\s+|her\s+|their\s+)?(?P<np>[\w'.-]+(?:\s+[\w'.-]+){0,4}?)"
+    r"(?P<of>\s+(?:for|of|to|on|at)\s+[\w' .-]+)?\s*[?.!]*\s*$",
+    re.I,
+)
+_PHONE_HEADS = frozenset({"phone", "mobile", "cell", "telephone", "contact"})
+# Attributes and the values that hold them without their name. Only these are checked:
+# other nouns ("what's the recycling day?") name what the passage is about.
+_SECRET = re.compile(r"\b(?:pass(?:word|code|phrase)?|pwd?|pin|key|code)\b", re.I)
+_ATTRIBUTES: dict[str, re.Pattern[str] | None] = {
+    "password": _SECRET,
+    "passcode": _SECRET,
+    "passphrase": _SECRET,
+    "pin": re.compile(r"\b(?:pin|code)\b|\b\d{4,8}\b", re.I),
+    "code": re.compile(r"\b(?:code|pass(?:word|code)?|pin|key)\b|\b\d{3,8}\b", re.I),
+    "number": re.compile(r"\d{3}|\b(?=[\w-]*\d[\w-]*\d)[\w-]{3,}\b"),  # or "SMS4HVI33G"
+    "email": re.compile(r"@|\be-?mail\b", re.I),
+    "username": re.compile(r"\b(?:user ?name|login|user|account)\b|@", re.I),
+    "address": re.compile(r"\baddress\b|\b\d+\s+[A-Z][a-z]+", re.I),
+}
+
+
+# Words that say which one of a thing's attributes, not whose: "our *full* address".
+_WHICH_ONE = frozenset(
+    [
+        "full",
+        "whole",
+        "complete",
+        "exact",
+        "entire",
+        "current",
+        "correct",
+        "right",
+        "actual",
+        "proper",
+    ]
+)
+
+
+@functools.lru_cache(maxsize=512)
+def _attribute_asked(
+    question: str,
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(the attribute a "what's the …?" question asks for — "phone", "number" — if it is
+    one whose presence can be checked, the words naming whose it is — "netflix")."""
+    if len(clause_asks(question)) > 1:
+        return (), ((), ())
+    m = _ASKS_ATTRIBUTE.match(asked(question))
+    if m is None:
+        return (), ((), ())
+    phrase = m.group("np").split()
+    words = [fold(w) for w in _WORD.findall(m.group("np"))]
+    if (len(words) < 2 and not m.group("of")) or words[-1] not in _ATTRIBUTES:
+        return (), ((), ())  # "what's the password?" alone names nothing to check it against
+    attribute = (
+        (words[-2], words[-1]) if len(words) >= 2 and words[-2] in _PHONE_HEADS else (words[-1],)
+    )
+    named = [w for w in content_words(" ".join(phrase[: -len(attribute)])) if w not in _WHICH_ONE]
+    of = (m.group("of") or "").strip()
+    # "… for Bosch's customer service line", "… on the wifi set to": said around it; "… to
+    # call to file a claim" says what it is for, not whose it is.
+    around = () if of.lower().startswith("to ") else content_words(of)
+    return attribute, (
+        tuple(w for w in named if w not in attribute),
+        tuple(w for w in around if w not in attribute),
+    )
+
+
+def asked_attribute(question: str) -> tuple[str, ...]:
+    """The attribute a "what's the …?" question asks for, if one that can be checked."""
+    return _attribute_asked(question)[0]
+
+
+def _named(
+    word: str, have: frozenset[str], alternatives: dict[str, tuple[frozenset[str], ...]]
+) -> bool:
+    """Whether the texts' words say the word, by a synonym or with a typing slip."""
+    key = stem(word)
+    return (
+        key in have
+        or any(alt <= have for alt in alternatives.get(key, ()))
+        or misspelt_in(key, have)
+    )
+
+
+def attribute_held(question: str, *texts: str) -> tuple[bool, tuple[str, ...]] | None:
+    """(whether the texts hold the attribute asked for, the attribute's words the texts
+    hold only as a value); None when the question asks for no such attribute."""
+    attribute, whose = _attribute_asked(question)
+    if not attribute:
+        return None
+    head = attribute[-1]
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    alternatives = synonyms(question)
+    named, around = whose
+    if not all(_named(w, have, alternatives) for w in named) or (
+        2 * sum(_named(w, have, alternatives) for w in around) < len(around)
+    ):
+        return False, ()  # the wifi's password is no answer to "the Netflix password?"
+    if stem(head) in have:
+        return True, ()
+    if head == "number" and any(_PHONE.search(t) for t in texts):
+        return True, attribute
+    value = _ATTRIBUTES[head]
+    if value is not None and head != "number" and any(value.search(t) for t in texts):
+        return True, ()
+    if head == "number" and len(attribute) == 1 and any(value.search(t) for t in texts if value):
+        return True, attribute  # "the account number": digits
+    return False, ()
 
 
 def gives_the_number(question: str, *texts: str) -> bool:

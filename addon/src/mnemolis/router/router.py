@@ -53,6 +53,23 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 
+# What a home's state never tells: how a thing *should* be ("what should the boiler
+# pressure be?"), who someone is by trade ("who is the window cleaner?"), and an attribute
+# kept in notes (a password, a phone number); "who is home?" is the people's state.
+_NOT_A_STATE = re.compile(
+    r".*\b(?:should|ought to|supposed to|meant to|recommended|normal)\b"
+    r"|\s*who(?:'s|\s+is|\s+are|\s+was|\s+do|\s+does|\s+services|\s+fixes|\s+to)\b"
+    r"(?!.*\b(?:home|in|at|away|here|there|inside|out|asleep|awake)\b)",
+    re.IGNORECASE,
+)
+
+
+def not_a_state(question: str) -> bool:
+    """Whether the question asks what no entity's state says (see ``_NOT_A_STATE``)."""
+    asked = relevance.asked(question)
+    return _NOT_A_STATE.match(asked) is not None or bool(relevance.asked_attribute(asked))
+
+
 PartMode = Literal["single", "fusion", "default", "explicit", "meaning", "language", "intent"]
 MAX_CITATIONS = 8
 HOME_SOURCES = frozenset({"ha", "forecast", "uptime", "changes"})
@@ -318,6 +335,21 @@ class Router:
         return configured or order
 
     def decide(self, query: str) -> PartPlan:
+        """Route one part: tables, then meaning, then (at run time) the model, then defaults;
+        a question no state answers goes to the documents though it shares a home word."""
+        part = self._decide_part(query)
+        if (
+            part.sources == ["ha"]
+            and part.mode in ("single", "meaning")
+            and self._configured("rag")
+        ):
+            sc = self.scores(query)
+            if not sc.names.get("ha") and not_a_state(query):
+                why = f"{part.reason}; but no entity's state answers what is asked: the documents"
+                return PartPlan(query, ["rag"], why, "single")
+        return part
+
+    def _decide_part(self, query: str) -> PartPlan:
         """Route one part: tables, then meaning, then (at run time) the model, then defaults."""
         sc = self.scores(query)
         strong, note = self._route_out(sc.strong(), sc)

@@ -221,6 +221,46 @@ def _wrapped(line: str, following: str) -> bool:
     )
 
 
+# "…read Section 6.1, “How many … are there?”": a pointer to where the answer is.
+_CROSS_REFERENCE = re.compile(
+    r"\b(?:see|read|refer to|check|consult|look at|described in|explained in|covered in)\b"
+    r"[^.;]{0,40}?\b(?:section|chapter|question|faq|part|item|page|\u00a7)\s*\d"
+    r"|[\"\u201c][^\"\u201d\n]{3,200}\?[\"\u201d]",
+    re.IGNORECASE,
+)
+_NUMBERING = re.compile(r"\s*(?:\(?[A-Za-z]?\d{1,3}(?:\.\d{1,3})*[.):]?\)?|Q[.:]|[-*+\u2022])\s+")
+
+
+def asks_instead(unit: str) -> bool:
+    """Whether a sentence or line asks a question ("(22) Does it support …?") or points
+    to where one is answered: either is never the answer, however like the question it is."""
+    text = unit.strip().rstrip("\"'\u201d)")
+    return text.endswith("?") or _CROSS_REFERENCE.search(unit) is not None
+
+
+def answering_part(content: str) -> str:
+    """A passage without its questions and cross-references: what it says of its own
+    (empty for a passage that only asks, as an FAQ's question line alone does)."""
+    units = _units(content)
+    if not any(asks_instead(u) for u in units):
+        return content
+    return "\n".join(u for u in units if not asks_instead(u))
+
+
+# A table of text columns lined up with spaces ("Date        Item        Cost").
+_COLUMNS = re.compile(r"\S(?:\s{2,}|\t+)\S")
+
+
+def _table_rows(lines: list[str]) -> list[str] | None:
+    """The rows of a space-aligned table, each read with its header ("Item: New tires,
+    Cost: $612.40"); None when the lines are no such table."""
+    cells = [re.split(r"\s{2,}|\t+", line.strip()) for line in lines]
+    header = cells[0]
+    if len(header) < 2 or len(lines) < 2 or any(len(c) != len(header) for c in cells[1:]):
+        return None
+    return [", ".join(f"{h}: {v}" for h, v in zip(header, row, strict=True)) for row in cells[1:]]
+
+
 def _units(text: str) -> list[str]:
     """Sentences, and the lines of lists, records and tables: what a quote is cut from.
 
@@ -237,6 +277,12 @@ def _units(text: str) -> list[str]:
 
     item = False  # the last unit is a list item, which indented lines continue
     raws = text.splitlines()
+    table = [n for n, raw in enumerate(raws) if _COLUMNS.search(raw.strip())]
+    if len(table) >= 2 and table == list(range(table[0], table[-1] + 1)):
+        rows = _table_rows([raws[n].strip() for n in table])
+        if rows is not None:
+            before = _units("\n".join(raws[: table[0]]))
+            return before + rows + _units("\n".join(raws[table[-1] + 1 :]))
     for n, raw in enumerate(raws):
         line = raw.strip()
         following = raws[n + 1].strip() if n + 1 < len(raws) else ""
@@ -371,6 +417,10 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     if _STEPS.search(text) and len(text) <= (STEPS_MAX if how else QUOTE_MAX):
         return text  # one procedure, read whole
     units = _units(text)
+    own = [u for u in units if not asks_instead(u)]
+    if own and len(own) < len(units):
+        units = own  # never the question read back, nor a pointer to where it is answered
+        text = "\n\n".join(units)
     if len(units) <= 1:
         last = heading.rsplit(" > ", 1)[-1].strip()
         if (
@@ -380,8 +430,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             and not ENDS_SENTENCE.search(text)  # a sentence says what it is about itself
             and last.lower() not in text.lower()
         ):
-            return f"{last} — {_BULLET_MARK.sub('', text, count=1)}"
-        return clip(text, QUOTE_CHARS)
+            mark = _BULLET_MARK.match(text)  # only a list mark opening it, never "(555) "
+            return f"{last} — {text[mark.end() :] if mark else text}"
+        return clip(units[0] if units else text, QUOTE_CHARS)
     telling = _telling(question, weights, units)
     scores = [relevance.word_coverage(question, telling, u) for u in units]
     # Ties: the unit naming the thing asked ("the blue bin": the recycling line).
@@ -448,18 +499,22 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         start = best - 1
     picked = units[start : best + 1]
     length = sum(len(u) + 1 for u in picked)
+    # A record line holding the attribute asked ("Guest password: …") is the answer whole.
+    held = relevance.attribute_held(question, units[best], heading)
+    record = _RECORD_LINE.fullmatch(units[best]) is not None and held is not None and held[0]
     for i in range(best + 1, len(units)):
         # Whole sentences only: continue while it still answers (shares the question's
         # words, or gives what it asks for: a date for "when …?" when the quote has
         # none yet), leans on what came before, or while the quote is a fragment.
         if length + 1 + len(units[i]) > QUOTE_MAX:
             break
-        fragment = length < QUOTE_MIN and not ENDS_SENTENCE.search(picked[-1])
+        fragment = length < QUOTE_MIN and not ENDS_SENTENCE.search(picked[-1]) and not record
         gives = relevance.gives_more(question, " ".join(picked), units[i])
         # "What am I supposed to do?": the quote says what is wrong; what to do follows.
         told_what = how and not any(_INSTRUCTION.search(u) for u in picked)
         gives = gives or (told_what and _INSTRUCTION.search(units[i]) is not None)
-        answers = gives or (scores[i] > 0 and not one_per_line)
+        # A record line that answers is the answer: the next record is another fact.
+        answers = gives or (scores[i] > 0 and not one_per_line and not record)
         if not answers and not fragment and not _leans_back(units[i]):
             break
         picked.append(units[i])
@@ -479,6 +534,17 @@ _MODEL_NAME = re.compile(
 )
 
 
+def topical(asks: list[str], ask: str) -> str:
+    """A bare ask ("… and password?") said with what the first ask is about: "the guest
+    wifi network and password" asks for the *guest wifi* password, which tells two
+    password lines apart (it never makes a line short of a word it must say)."""
+    first = relevance.content_words(asks[0]) if asks else ()
+    own = relevance.content_words(ask)
+    if ask is asks[0] or len(own) != 1 or len(first) < 2 or own[0] in first:
+        return ask
+    return f"{' '.join(first[:-1])} {ask}"
+
+
 def _each_ask(question: str, weights: dict[str, float], units: list[str]) -> list[int]:
     """For a question of several asks, the unit that best answers each, in text order
     (one index when one unit answers them all)."""
@@ -488,7 +554,8 @@ def _each_ask(question: str, weights: dict[str, float], units: list[str]) -> lis
     picked: set[int] = set()
     for ask in asks:
         scores = [relevance.word_coverage(ask, weights, u) for u in units]
-        top = max(range(len(units)), key=lambda i: (scores[i], -i))
+        about = [relevance.word_coverage(topical(asks, ask), weights, u) for u in units]
+        top = max(range(len(units)), key=lambda i: (scores[i], about[i], -i))
         if scores[top] <= 0:
             return []  # an ask this passage says nothing of: the usual quote
         picked.add(top)
@@ -537,6 +604,10 @@ def each_ask_answered(
     picked: list[tuple[str, Passage]] = []
     for ask in asks:
         fits = [p for _, p in found if answers(ask, p)]
+        if fits and topical(asks, ask) != ask:
+            # Of the lines saying "password", the guest network's for the guest's.
+            about = topical(asks, ask)
+            fits.sort(key=lambda p: -said_of(about, p))
         # The first found answers, unless the ask names nothing of its own ("when did we
         # get it?"): then the one whose words it says ("Bought: …", not the end date).
         p = (
@@ -738,8 +809,11 @@ def _judged(
             continue  # a link to a page whose own passages are here: quote those
         if rank in aside:
             continue  # a record line the question already knows: its sibling answers
+        own = answering_part(p.hit.content)
+        if not own.strip():
+            continue  # a question on its own (an FAQ's question line): its answer answers
         section, title = _split_title(p.hit.heading, p.hit.path)
-        said, quoted = relevance.mentions(p.hit.content)
+        said, quoted = relevance.mentions(own)
         texts = [said, section, *context.get(rank, [])]
         found = relevance.match(
             question, weights, texts, p.similarity, model=model, weak=[title, quoted]
@@ -756,8 +830,8 @@ def _judged(
                 weight = STEPS_WEIGHT  # "how do I …?": steps or the command to run
             elif p.hit.content.startswith("```"):
                 weight = CODE_WEIGHT
-            elif pointer:
-                weight = POINTER_WEIGHT
+            elif pointer or _CROSS_REFERENCE.search(p.hit.content):
+                weight = POINTER_WEIGHT  # it points at where the answer is: that answers
             if about >= FAQ_COVERED and _asks(p.hit.heading):
                 weight = max(weight, FAQ_WEIGHT)  # a heading asking this very question
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
@@ -773,6 +847,81 @@ def _judged(
             # The list answers as its best item did; the figures chose the item.
             ranked = [(top, pick)] + [(m, p) for m, p in ranked if p is not pick]
     return ranked
+
+
+async def _each_ask_found(
+    store: KnowledgeStore,
+    question: str,
+    names: list[str],
+    weights: dict[str, float],
+    found: list[tuple[relevance.Match, Passage]],
+) -> list[tuple[relevance.Match, Passage]]:
+    """For a question of two or three asks ("what oil does the car take and when does
+    the lease end?"), the best passage for each ask searched alone, when the whole
+    question found none for it: each part is answered from its own best passage."""
+    asks = [a for a in relevance.clause_asks(question) if len(relevance.content_words(a)) >= 2]
+    if not 2 <= len(asks) <= MAX_ASKS_ANSWERED or not found:
+        return []
+    have = {p.hit.chunk_id for _, p in found}
+    extra: list[tuple[relevance.Match, Passage]] = []
+    for ask in asks:
+        if any(
+            relevance.word_coverage(ask, weights, p.hit.content) >= ASK_COVERED
+            for _, p in found[:3]
+        ):
+            continue  # the whole question already found this part's passage
+        own = await relevant_passages(store, ask, names, weights)
+        for m, p in own[:1]:
+            if p.hit.chunk_id not in have:
+                have.add(p.hit.chunk_id)
+                extra.append((m, p))
+    return extra
+
+
+LABEL_SURE = 0.45  # the model's cosine of a question and a record's label that answers
+LABEL_MARGIN = 0.15  # over the next label: one line stands out, not a list alike
+LABEL_CANDIDATES = 24  # record lines of the search's first passages weighed by meaning
+_LABEL_CACHE: dict[tuple[str, str], list[float]] = {}
+_LABEL_CACHE_MAX = 4096
+
+
+async def labelled_by_meaning(
+    store: KnowledgeStore, question: str, names: list[str]
+) -> list[tuple[relevance.Match, Passage]]:
+    """The record line ("Plumber: Joe Ruiz, 555-0199") whose label alone the embedding
+    model finds closest to the question, when it stands out from the other labels; a
+    whole line's meaning is mostly its name and number, its label is what it is for.
+    Empty when no label stands out or the line lacks the attribute asked for."""
+    pool = await store.search_all(question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names)
+    lines: list[tuple[str, str, Passage]] = []  # (label, the line, its passage)
+    for p in pool:
+        for unit in _units(p.hit.content):
+            rec = _RECORD_LINE.fullmatch(unit)
+            if rec is not None and len(lines) < LABEL_CANDIDATES:
+                lines.append((rec.group(1).strip(), unit, p))
+    labels = list(dict.fromkeys(label.lower() for label, _, _ in lines))
+    if not labels:
+        return []
+    embedder = store.embedder()
+    missing = [t for t in labels if (embedder.name, t) not in _LABEL_CACHE]
+    vectors = await embedder.embed([question, *missing])
+    if len(_LABEL_CACHE) + len(missing) > _LABEL_CACHE_MAX:
+        _LABEL_CACHE.clear()
+    _LABEL_CACHE.update({(embedder.name, t): v for t, v in zip(missing, vectors[1:], strict=True)})
+    asked = vectors[0]
+    cosine = {
+        t: sum(a * b for a, b in zip(asked, _LABEL_CACHE[(embedder.name, t)], strict=True))
+        for t in labels
+    }
+    ranked = [*sorted(cosine.values(), reverse=True), 0.0]  # one label: the search chose it
+    best = max(labels, key=lambda t: cosine[t])
+    if ranked[0] < LABEL_SURE or ranked[0] - ranked[1] < LABEL_MARGIN:
+        return []
+    label, line, p = next(row for row in lines if row[0].lower() == best)
+    if relevance.attribute_held(question, line, p.hit.heading) == (False, ()):
+        return []  # "Netflix kids profile" is no Netflix password
+    sure = max(relevance.ANSWERS, relevance.meaning(ranked[0]))
+    return [(relevance.Match(0.0, sure), p)]
 
 
 class RagSource(Source):
@@ -813,6 +962,11 @@ class RagSource(Source):
         # Mnemolis's docs, unheard of in a boiler manual).
         weights = await store.term_weights(question, names)
         found = await relevant_passages(store, question, names, weights, failed=failed)
+        found += await _each_ask_found(store, question, names, weights, found)
+        if not found and store.model_embedder():
+            # No passage's words or whole meaning answer: the record line whose label
+            # means what is asked ("Plumber" for "who do I call if the toilet overflows?").
+            found = await labelled_by_meaning(store, question, names)
         try:
             memories = await store.memory_matches(question, weights, limit=3)
         except Unavailable:  # a broken memory store: the documents still answer
