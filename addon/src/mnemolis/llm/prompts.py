@@ -154,7 +154,9 @@ def _clip(text: str, limit: int) -> str:
 
 
 # Small models keep going after the answer (inventing more evidence lines).
-COMPOSE_STOPS = ["\n\n", "\n[", "\nQuestion:", "\nEvidence:", "\nCurrent time:"]
+# At most four: the OpenAI API allows four stop sequences and our own /v1 rejects a fifth. Only
+# the first line is kept (first_paragraph), so a stop is a saving, never the cut itself.
+COMPOSE_STOPS = ["\n\n", "\n[", "\nQuestion:", "\nEvidence:"]
 
 
 def first_paragraph(text: str) -> str:
