@@ -821,6 +821,7 @@ def _judged(
         if found.answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
+            points = bool(pointer or _CROSS_REFERENCE.search(p.hit.content))
             weight = 1.0
             if why and relevance.gives_what_is_asked(question, said):
                 weight = GIVES_WEIGHT  # "why …?" is answered by what it means or causes
@@ -830,10 +831,12 @@ def _judged(
                 weight = STEPS_WEIGHT  # "how do I …?": steps or the command to run
             elif p.hit.content.startswith("```"):
                 weight = CODE_WEIGHT
-            elif pointer or _CROSS_REFERENCE.search(p.hit.content):
+            elif points:
                 weight = POINTER_WEIGHT  # it points at where the answer is: that answers
-            if about >= FAQ_COVERED and _asks(p.hit.heading):
-                weight = max(weight, FAQ_WEIGHT)  # a heading asking this very question
+            if about >= FAQ_COVERED and _asks(p.hit.heading) and not points:
+                # A heading asking this very question; an entry that sends the reader to
+                # another question's answer ("read Section 2.1, …") stays behind that one.
+                weight = max(weight, FAQ_WEIGHT)
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
                 weight *= TECHNICAL_WEIGHT  # asked in plain words: answered in plain words
             scored.append((found, weight * found.value, about, rank, p))
