@@ -304,3 +304,41 @@ def test_answer_label_under_a_question_title_is_dropped() -> None:
     rst = "What is it for?\n===============\n\n**Answer:** Running work in the background.\n"
     chunks = chunks_of("faq.rst", rst)
     assert [c.content for c in chunks] == ["Running work in the background."]
+
+
+def test_a_note_of_one_statement_a_line_is_a_chunk_a_line() -> None:
+    """A note whose lines each open with a capital and stop without a full stop, short of
+    the paragraph's width, holds a fact a line; prose wrapped at a width stays one."""
+    note = (
+        "THIS WEEK\n"
+        "Priya has netball Tues 5.30 at the stadium, needs her bib\n"
+        "Arjun's reading folder goes back on Fridays\n"
+        "Dentist check-up Wed 3 Sept 4.10pm (Dr. Moss, level 2)\n"
+        "\n"
+        "The boiler is serviced every autumn by the company that fitted it, Hartley\n"
+        "Heating Ltd, and the engineer leaves a note on the side.\n"
+    )
+    chunks = chunks_of("week.txt", note)
+    netball = chunk_with(chunks, "netball")
+    assert "reading folder" not in netball.content and "Dentist" not in netball.content
+    assert "Dr. Moss" in chunk_with(chunks, "Dentist").content
+    # Wrapped at a width, its next line opening with a name: one sentence.
+    assert "Hartley\nHeating Ltd" in chunk_with(chunks, "boiler").content
+
+
+def test_a_line_over_a_text_table_is_no_part_of_its_first_row() -> None:
+    """The title over a space-aligned table says something of every row: it is a passage
+    of its own, and the first row reads like the others."""
+    log = (
+        "CAR LOG - service and repairs   (Outback = ABC 123)\n"
+        "\n"
+        "Date        Car       Work done                 Cost\n"
+        "2025-02-11  Outback   Timing belt replaced      $880.00\n"
+        "2025-07-30  Corolla   New wiper blades          $42.00\n"
+    )
+    chunks = chunks_of("car-log.txt", log)
+    first = chunk_with(chunks, "Timing belt")
+    assert first.content == (
+        "Date: 2025-02-11 | Car: Outback | Work done: Timing belt replaced | Cost: $880.00"
+    )
+    assert chunk_with(chunks, "ABC 123").content.startswith("CAR LOG")

@@ -13,6 +13,7 @@ size (a 16 MB paragraph of one word included).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -399,6 +400,26 @@ def _rows(lines: list[str]) -> bool:
     )
 
 
+def _statements(lines: list[str]) -> bool:
+    """Lines of a note written one statement per line, without full stops ("Mia has
+    swimming Thurs 4.15\nLachie's library bag goes back on Wednesdays"): every line opens
+    with a capital or a digit, and a line ending no sentence stops short of where its
+    paragraph wraps (the next line's first word would have fitted on it). Joined, they
+    would read as one sentence of unrelated facts; prose wrapped at a width (its next
+    line opening with a name) stays prose."""
+    if len(lines) < 2 or not all(line[:1].isupper() or line[:1].isdigit() for line in lines):
+        return False
+    if any(_listed(line) or _ROW_LINE.search(line) for line in lines[1:]):
+        return False  # records, items or contacts under a title line are read as such
+    if any(line.endswith((",", ";", "-", "\u2013", "\u2192")) for line in lines[:-1]):
+        return False  # a line ending mid-clause goes on below
+    width = max(len(line) for line in lines)
+    return any(
+        not ENDS_SENTENCE.search(line) and len(line) + 1 + len(following.split()[0]) < width
+        for line, following in itertools.pairwise(lines)
+    )
+
+
 def _blocks(text: str) -> Iterator[_Block]:
     """Paragraphs, list items (numbered steps together) and record lines, in order."""
     for lines, code in _paragraphs(text):
@@ -444,6 +465,7 @@ def _structure(lines: list[str]) -> Iterator[_Block]:
         and (title_line(lines[0], lines[1]) or lines[0].endswith(":"))
     ):  # "Guest wifi" or "Contacts:" over its entries: the line heads each of them
         lead, lines, records = [lines[0]], lines[1:], True
+    records = records or _statements(lines)
     for line in lines:
         if _BULLET.match(line) or (records and len(lines) > 1):
             items.append([line])
@@ -608,6 +630,10 @@ def _section_chunks(
         heading = f"{base} > {question}" if base and question else base or question
         if block.lead:
             heading = f"{heading} > {block.lead}" if heading else block.lead
+        if pending and block.kind == "record" and " | " in block.text:
+            # A line over a table is said of every row, not the first: a passage alone.
+            chunks.append(Chunk(heading, pending))
+            pending = ""
         text = f"{pending}\n{block.text}" if pending else block.text
         pending = ""
         if (
