@@ -237,3 +237,58 @@ async def test_a_home_entity_answers_only_a_question_about_its_state() -> None:
     for question in ("Is the kitchen window open?", "What is the thermostat set to?"):
         plan = core.router.plan(question)
         assert [p.sources for p in plan.parts] == [["ha"]], (question, plan.to_dict())
+
+
+GARAGE = """Garage notes
+
+Date        Car       Work done                 Cost
+2025-02-11  Outback   Timing belt replaced      $880.00
+2025-07-30  Corolla   New wiper blades          $42.00
+
+Next Outback service due at 120,000 km. Corolla tyres are getting thin.
+"""
+
+TERM_NOTE = """THINGS THIS WEEK
+Priya has netball Tues 5.30 at the stadium, needs her bib + water bottle
+Arjun's reading folder goes back on Fridays
+Dentist check-up Wed 3 Sept 4.10pm (Dr. Moss, level 2)
+"""
+
+CLASSES = """CLASSES 2026
+Priya - Year 5, Mrs. Okafor, room 14
+Arjun - Year 1, Mr. Dunn, room 3
+"""
+
+
+async def test_whose_it_is_must_be_in_the_answer(make_client: Client, tmp_path: Path) -> None:
+    """ "When is the Corolla's registration due?" is not answered by the Outback's memory nor
+    by a line that names the Corolla beside the Outback's service; "Tom's birthday" not by
+    Nan's. The one asked about still answers."""
+    client = await household_client(
+        make_client, tmp_path / "roots", {"garage.txt": GARAGE, "classes.txt": CLASSES}
+    )
+    for content in (
+        "The Outback's registration is due on 12 March.",
+        "Nan's birthday is on 9 April; she loves lavender soap.",
+    ):
+        resp = await client.post("/api/memories", json={"content": content})
+        assert resp.status in (200, 201), await resp.text()
+    await says(client, "When is the Outback's registration due?", "12 March")
+    for question in ("When is the Corolla's registration due?", "When is Tom's birthday?"):
+        body = await ask(client, question)
+        assert body["source_used"] == "none", (question, body["result"])
+    await says(client, "What did the Outback's timing belt cost?", "$880.00", absent=("$42",))
+
+
+async def test_a_note_of_one_fact_a_line_is_quoted_by_its_line(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Lines without full stops are separate facts: netball's line, not the folder's."""
+    client = await household_client(make_client, tmp_path / "roots", {"week.txt": TERM_NOTE})
+    await says(
+        client,
+        "What time is Priya's netball and what does she need to bring?",
+        "5.30",
+        "bib",
+        absent=("reading folder", "Dentist"),
+    )

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from ..sentences import SENTENCE_BREAK
 from . import thesaurus
 from .text import STOPWORDS, joined, query_tokens
 
@@ -669,10 +670,12 @@ _PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach",
 # "Give me Dave's phone number": named as what it is.
 _PHONE_NUMBER = re.compile(r"\b(?:phone|mobile|cell|telephone|contact) (?:number|no)\b", re.I)
 # Never a serial number's digits after its letters ("FD 0123 456789").
-# A North American number too: "(555) 201-3344", "555-201-3344", a local "555-0147".
+# A North American number too: "(555) 201-3344", "555-201-3344", a local "555-0147";
+# an Australian one with a one-digit area code, "(03) 5550 3300", or "1300 975 707".
 _PHONE = re.compile(
     r"(?<![A-Z] )(?<![A-Z]{2} )(?<![A-Z]{3} )"
-    r"(?:(?:\+\d{1,3}[\s-]?)?\(?\b0\d{2,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b"
+    r"(?:(?:\+\d{1,3}[\s-]?)?(?:\(0\d{1,4}\)|\b0\d{2,4})[\s-]?\d{3,4}[\s-]?\d{3,4}\b"
+    r"|\b1[38]00[\s-]?\d{3}[\s-]?\d{3}\b"  # Australian: "(03) 5550 3300", "1300 975 707"
     r"|(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\b\d{3}[.-]\d{4}\b)"
 )
 # "Is it still under warranty?", "is it too late to claim?", "how long is left on it?":
@@ -685,9 +688,28 @@ ASKS_UNTIL = re.compile(
     r" (?:is |are |have we |do we have )?(?:got )?left\b",
     re.I,
 )
+# "What temperature do I bake them at?", "how hot should the water be?": a temperature
+# ("60 degrees", "180°C", "oven to 160"), never a count ("makes about 24").
+ASKS_TEMPERATURE = re.compile(r"\s*(?:(?:what|which) temperature|how hot)\b", re.I)
+_TEMPERATURE = re.compile(
+    r"\d\s*(?:\u00b0|\u00ba|degrees?\b|deg\b|[CF]\b)"
+    r"|\b(?:oven|set|heat|preheat|bake|thermostat)\w*\b[^.\n]{0,20}?\b(?:to|at) \d{2,3}\b",
+    re.I,
+)
+# "What should the pool pH be?", "what should the gauge read?": the value it should have.
+ASKS_TARGET = re.compile(
+    r"\s*what (?:should|must|ought to) (?:the |our |my |a |an |its )?[\w' -]{1,40}?"
+    r" (?:be|read|say|show|sit at)\b",
+    re.I,
+)
+_TARGET = re.compile(
+    r"\b(?:should|between|normal|ideal|at least|no more than|no less than|keep it)\b", re.I
+)
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (ASKS_TEMPERATURE, _TEMPERATURE),
+    (ASKS_TARGET, _TARGET),
     (_ASKS_COST, _COST),
     (_ASKS_PHONE, _PHONE),
     (ASKS_UNTIL, re.compile(rf"\b(?:(?:19|20)\d\d|{_MONTHS})\b", re.I)),
@@ -864,6 +886,43 @@ def gives_what_is_asked(question: str, *texts: str) -> bool:
     return False
 
 
+_ASKS_WHEN = _KINDS[-2][0]
+# A time a "when …?" is answered by: a day, a month, a time of day, "every …", a date
+# written in figures ("02/09/2026", "the 1st"), or a figure with its unit ("at 102,000
+# km", "in 3 weeks"); never the digits of a code or a number plate ("ZQR 218").
+_A_TIME = re.compile(
+    rf"{_WHEN.pattern}|\b\d{{1,2}}[/.-]\d{{1,2}}(?:[/.-]\d{{2,4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b"
+    rf"|\b\d[\d,.]*\s?(?:{_UNITS}|km|kms|miles|mi)\b",
+    re.I,
+)
+
+
+def gives_a_time(question: str, *texts: str) -> bool:
+    """Whether the texts give a time, when a plain "when …?" (or "what time …?") is all
+    the question asks: a log's title naming the car and "rego" is no answer to "when is
+    the rego due?". The time is said of whose it is asked: in "Next Kluger service due
+    at 102,000 km. Mazda tyres getting low" no time is the Mazda's (a heading naming it
+    names it for every line). True for any other question."""
+    said = asked(question)
+    if len(clause_asks(question)) > 1 or not _ASKS_WHEN.match(said) or ASKS_WHEN_TO.match(said):
+        return True
+    owners = owners_named(question)
+    for text in texts:
+        for piece in _pieces(text):
+            if _A_TIME.search(piece) and (
+                not owners
+                or names_owners(question, piece)
+                or names_owners(question, *(t for t in texts if t is not text))
+            ):
+                return True
+    return False
+
+
+def _pieces(text: str) -> list[str]:
+    """A text's lines and sentences."""
+    return [s for line in text.splitlines() for s in SENTENCE_BREAK.split(line) if s.strip()]
+
+
 _CLAUSE_BREAK = re.compile(
     r",?\s+and\s+|[,;]\s+|\s+(?:compared (?:to|with)|versus|vs\.?)\s+", re.IGNORECASE
 )
@@ -915,6 +974,8 @@ class Match:
     things: bool = True  # the text says every household thing the question names
     codes: bool = True  # the text holds every fault code the question names ("E15")
     rival: bool = False  # the text is about another appliance, person or door
+    owner: bool = True  # the text names whose it is asked ("Tom's birthday": Tom)
+    time: bool = True  # the text gives a time when "when …?" is all that is asked
     number: bool = True  # the text gives a phone number when only that is asked
     attribute: bool = True  # the text holds the attribute asked for (the *password*)
 
@@ -924,7 +985,9 @@ class Match:
         the model, when it ranked the text, does not call it unrelated while the words
         say little more than enough ("when was the roof last replaced?" shares "last"
         and "replace" with the smoke alarm's battery line)."""
-        if not (self.codes and self.number and self.attribute) or self.rival:
+        if not (self.codes and self.number and self.attribute and self.owner and self.time):
+            return False
+        if self.rival:
             return False  # "what does E15 mean?" is never answered by F22's row
         if self.unrelated and self.words < WORDS_SURE:
             return False
@@ -960,12 +1023,22 @@ def match(
     rival = names_a_rival(question, *texts, *weak)
     number = gives_the_number(question, *texts)
     attribute = held is None or held[0]
+    owner = names_owners(question, *texts, *weak, strict=False)
+    time = gives_a_time(question, *texts)
     if not model:
-        return Match(words, codes=codes, rival=rival, number=number, attribute=attribute)
+        return Match(
+            words,
+            codes=codes,
+            rival=rival,
+            owner=owner,
+            time=time,
+            number=number,
+            attribute=attribute,
+        )
     said = meaning(similarity)
     unrelated = similarity is not None and said < UNRELATED
     things = names_every_thing(question, *texts, *weak)
-    return Match(words, said, unrelated, things, codes, rival, number, attribute)
+    return Match(words, said, unrelated, things, codes, rival, owner, time, number, attribute)
 
 
 # "What's the Netflix password?", "what is the vet's number?": the question asks for one
@@ -1120,3 +1193,46 @@ def names_every_thing(question: str, *texts: str) -> bool:
         if any(m <= named for m, _ in members) and not any(m <= have for m, _ in members):
             return False
     return True
+
+
+# "Tom's birthday", "the Mazda's service": a name, written with its capital, owning what
+# is asked. Not "What's", "Let's" (function words) nor a name told before the question.
+_OWNER = re.compile(r"(?<![\w'\u2019])([A-Z][\w-]*)['\u2019]s\b")
+
+
+@functools.lru_cache(maxsize=512)
+def owners_named(question: str) -> tuple[str, ...]:
+    """Stems of the names that own what the question asks ("when is Tom's birthday?":
+    tom), less any the question only tells of before it asks."""
+    told = _aside_words(question)
+    out: list[str] = []
+    for name in _OWNER.findall(question):
+        word = fold(name)
+        if word in STOPWORDS or word in FUNCTION_WORDS or word in told or word == "let":
+            continue
+        out.append(stem(word))
+    return tuple(dict.fromkeys(out))
+
+
+def names_owners(question: str, *texts: str, strict: bool = True) -> bool:
+    """Whether the texts name everyone and everything the question says something is
+    of: Nan's birthday is no answer to "when is Tom's birthday?", nor the Kluger's
+    service to the Mazda's (a typing slip still names it). Not ``strict``: a text
+    leaving the owner unsaid answers unless it says whose else it is (a recipe's
+    method under the title "Nan's biscuits" never repeats "Nan")."""
+    owners = owners_named(question)
+    if not owners:
+        return True
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    if all(w in have or misspelt_in(w, have) for w in owners):
+        return True
+    return not strict and not any(_others_own(t, owners) for t in texts)
+
+
+def _others_own(text: str, owners: tuple[str, ...]) -> bool:
+    """Whether the text says something is someone else's ("The Kluger's rego …")."""
+    for name in _OWNER.findall(text):
+        word = fold(name)
+        if word not in STOPWORDS and word not in FUNCTION_WORDS and stem(word) not in owners:
+            return True
+    return False

@@ -502,6 +502,13 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     # A record line holding the attribute asked ("Guest password: …") is the answer whole.
     held = relevance.attribute_held(question, units[best], heading)
     record = _RECORD_LINE.fullmatch(units[best]) is not None and held is not None and held[0]
+    kinds = [c for c in (question, *relevance.clause_asks(question)) if relevance.asks_kind(c)]
+
+    def asked_kind(text: str) -> bool:
+        """Whether the text gives a kind of fact the question (or one of its asks) wants."""
+        return any(relevance.gives_what_is_asked(c, text) for c in kinds)
+
+    kind_given = bool(kinds) and asked_kind(" ".join(picked))
     for i in range(best + 1, len(units)):
         # Whole sentences only: continue while it still answers (shares the question's
         # words, or gives what it asks for: a date for "when …?" when the quote has
@@ -515,6 +522,10 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         gives = gives or (told_what and _INSTRUCTION.search(units[i]) is not None)
         # A record line that answers is the answer: the next record is another fact.
         answers = gives or (scores[i] > 0 and not one_per_line and not record)
+        if answers and not gives and kind_given and not asked_kind(units[i]):
+            # "What temperature …?" answered: the next sentence sharing a word ("set")
+            # but giving no temperature ("the timer is set to …") is another fact.
+            answers = False
         if not answers and not fragment and not _leans_back(units[i]):
             break
         picked.append(units[i])
@@ -798,6 +809,9 @@ def _judged(
         or relevance.ASKS_WHEN_TO.match(itself)
         or relevance.ASKS_UNTIL.match(itself)
         or relevance.ASKS_CHECK.match(question)
+        # "What temperature …?", "what should the pH be?": by the figure it should be.
+        or relevance.ASKS_TEMPERATURE.match(itself)
+        or relevance.ASKS_TARGET.match(itself)
     )
     files = {Path(p.hit.path).name for p in passages}
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
@@ -923,6 +937,8 @@ async def labelled_by_meaning(
     label, line, p = next(row for row in lines if row[0].lower() == best)
     if relevance.attribute_held(question, line, p.hit.heading) == (False, ()):
         return []  # "Netflix kids profile" is no Netflix password
+    if not relevance.names_owners(question, line, p.hit.heading):
+        return []  # the plumber's line is not "Tom's plumber"'s when it never says Tom
     sure = max(relevance.ANSWERS, relevance.meaning(ranked[0]))
     return [(relevance.Match(0.0, sure), p)]
 
