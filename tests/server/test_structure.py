@@ -342,3 +342,24 @@ def test_a_line_over_a_text_table_is_no_part_of_its_first_row() -> None:
         "Date: 2025-02-11 | Car: Outback | Work done: Timing belt replaced | Cost: $880.00"
     )
     assert chunk_with(chunks, "ABC 123").content.startswith("CAR LOG")
+
+
+def test_a_definition_term_heads_its_answer_whether_or_not_it_asks() -> None:
+    """An FAQ's <dt> put as a statement ("The fan rattles at night.") heads its <dd>, as
+    one put as a question does; neither answer sits under the other's term, and what
+    follows the list is under the page's heading again."""
+    html = """<html><body><h1>Heater manual</h1><h2>Questions</h2><dl>
+    <dt>Why does the light blink?</dt><dd>It is warming up.</dd>
+    <dt>The fan rattles at night.</dt><dd>Tighten the two screws on the grille.</dd>
+    <dt>The display is blank. What should I do?</dt><dd>Check the fuse in the plug.</dd>
+    </dl><p>Still stuck? Ring the helpline on the back cover.</p></body></html>"""
+    chunks = chunks_of("heater.html", html)
+    assert chunk_with(chunks, "helpline").heading.endswith("Heater manual > Questions")
+    assert chunk_with(chunks, "two screws").heading.endswith(
+        "Questions > The fan rattles at night."
+    )
+    assert chunk_with(chunks, "fuse in the plug").heading.endswith(
+        "Questions > The display is blank. What should I do?"
+    )
+    assert chunk_with(chunks, "warming up").heading.endswith("Why does the light blink?")
+    assert not any(c.content == "The fan rattles at night." for c in chunks)

@@ -94,6 +94,8 @@ QUESTION_CHARS = 300  # a question heading longer than this is a paragraph that 
 _ROW_LINE = re.compile(
     r"\S\s+[\u2013\u2014]\s+\S|\S\s-\s\S|\S(?: {2,}|\t)\S|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b"
 )
+# A table row read under its header: "Date: 2025-02-11 | Car: Outback | …".
+_LABELLED_ROW = re.compile(r"[^|:\n]{1,40}: [^|\n]* \| [^|:\n]{1,40}: ")
 _COLUMN_GAP = re.compile(r"(?: {2,}|\t)")
 _COLUMN_RULE = re.compile(r"[-=\s]+")
 
@@ -413,6 +415,8 @@ def _statements(lines: list[str]) -> bool:
         return False  # records, items or contacts under a title line are read as such
     if any(line.endswith((",", ";", "-", "\u2013", "\u2192")) for line in lines[:-1]):
         return False  # a line ending mid-clause goes on below
+    if any(title_line(line, following) for line, following in itertools.pairwise(lines)):
+        return False  # "Testing" over its text (a PDF's page): a heading, read as prose
     width = max(len(line) for line in lines)
     return any(
         not ENDS_SENTENCE.search(line) and len(line) + 1 + len(following.split()[0]) < width
@@ -630,8 +634,14 @@ def _section_chunks(
         heading = f"{base} > {question}" if base and question else base or question
         if block.lead:
             heading = f"{heading} > {block.lead}" if heading else block.lead
-        if pending and block.kind == "record" and " | " in block.text:
-            # A line over a table is said of every row, not the first: a passage alone.
+        if (
+            pending
+            and not pending.endswith(":")
+            and block.kind == "record"
+            and _LABELLED_ROW.match(block.text)
+        ):
+            # A title over a table is said of every row, not the first: a passage alone
+            # (an introduction ending in ":" still leads into the rows).
             chunks.append(Chunk(heading, pending))
             pending = ""
         text = f"{pending}\n{block.text}" if pending else block.text

@@ -140,6 +140,10 @@ class _HTMLText(HTMLParser):
         self.skip = 0
         self.pre = 0
         self.heading: int | None = None
+        self._level = 0  # the last heading's level, and its text ("" before any)
+        self._heading_text = ""
+        self._term: tuple[int, int] | None = None  # where an open <dt> starts (parts, main)
+        self._terms = 0  # <dt> sentences of the open <dl> made headings
         self.title = ""
         self._in_title = False
         self._around: tuple[str, int] | None = None  # (tag, nesting) of a nav/footer region
@@ -172,7 +176,8 @@ class _HTMLText(HTMLParser):
         if tag in self._SKIP:
             self.skip += 1
         elif re.fullmatch(r"h[1-6]", tag):
-            self.heading = int(tag[1])
+            self.heading = self._level = int(tag[1])
+            self._heading_text = ""
             self._emit("\n\n" + "#" * self.heading + " ")
         elif tag == "pre":
             self.pre += 1
@@ -200,6 +205,10 @@ class _HTMLText(HTMLParser):
             self._links += 1
         elif tag == "dt":
             self._emit("\n\n")  # a term (a FAQ's question) opens a paragraph with its <dd>
+            self._term = (len(self.parts), len(self.main))
+        elif tag == "dl":
+            self._terms = 0
+            self._emit("\n\n")
         elif tag in self._BLOCK:
             self._emit("\n\n" if tag in self._PARAGRAPH else "\n")
 
@@ -215,6 +224,15 @@ class _HTMLText(HTMLParser):
             self.skip = max(0, self.skip - 1)
         elif re.fullmatch(r"h[1-6]", tag):
             self.heading = None
+            self._emit("\n\n")
+        elif tag == "dt":
+            self._term_heading()
+            self._emit("\n")
+        elif tag == "dl":
+            if self._terms and self._heading_text.strip():
+                # What follows the list is under the page's heading again, not its last term.
+                self._emit(f"\n\n{'#' * self._level} {self._heading_text.strip()}\n\n")
+            self._terms = 0
             self._emit("\n\n")
         elif tag == "pre":
             self.pre = max(0, self.pre - 1)
@@ -240,9 +258,28 @@ class _HTMLText(HTMLParser):
             depth = self._main[1] - 1
             self._main = (tag, depth) if depth else None
 
+    def _term_heading(self) -> None:
+        """A <dt> that is a sentence ("There is a musty smell when the unit starts.", "Why
+        is it slow?") heads its <dd> as a heading one below the page's: an FAQ's entry,
+        put as a question or not. A term that is no sentence ("0x0001:") stays text."""
+        if self._term is None:
+            return
+        start, main_start = self._term
+        self._term = None
+        text = " ".join("".join(self.parts[start:]).split())
+        if not self._level or not ENDS_TERM.search(text) or len(text) > TERM_CHARS:
+            return
+        mark = "\n\n" + "#" * min(6, self._level + 1) + " "
+        self.parts.insert(start, mark)
+        if self._main is not None or len(self.main) > main_start:
+            self.main.insert(main_start, mark)
+        self._terms += 1
+
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title += data
+        if self.heading is not None and not self.skip:
+            self._heading_text += data.replace("\u00b6", "")
         if self.skip or self._around is not None:
             return
         data = data.replace("\u00b6", "")  # Sphinx's permalink pilcrows
@@ -251,6 +288,10 @@ class _HTMLText(HTMLParser):
         if self._links and data.strip() and not self.pre:
             data = f"{_LINK_OPEN}{data}{_LINK_CLOSE}"
         self._emit(data)
+
+
+ENDS_TERM = re.compile(r"[.!?][\"'\u201d\u2019)]*$")  # a <dt> that is a sentence
+TERM_CHARS = 300  # a longer <dt> is a paragraph, no heading
 
 
 _LINK_OPEN, _LINK_CLOSE = "\x02", "\x03"  # around link text until the links-only lines go
