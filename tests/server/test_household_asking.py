@@ -322,6 +322,11 @@ def test_a_question_that_refers_back_is_asked_with_the_one_before() -> None:
         "Who is Ada Lovelace",
         "when was Ada Lovelace born",
     ]
+    # A day is no one "she" could be, and "Priya's" names Priya.
+    assert carry_subject(["when is Priya's netball on Tuesday", "what does she need to bring"]) == [
+        "when is Priya's netball on Tuesday",
+        "what does Priya need to bring",
+    ]
     # The word that opens a sentence is no name: "how do I top What up" never.
     told = "The gauge is reading almost nothing. What should it read"
     assert carry_subject([told, "how do I top it up"], lambda _: ["rag"]) == [

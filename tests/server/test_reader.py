@@ -292,3 +292,105 @@ async def test_a_note_of_one_fact_a_line_is_quoted_by_its_line(
         "bib",
         absent=("reading folder", "Dentist"),
     )
+
+
+HEATER = """<html><body><h1>Heater manual</h1>
+<h2>Settings</h2>
+<p>The default temperature is 21 degrees. Do not set it above 28 degrees near children.
+The timer is set to run from 6 am to 9 am.</p>
+<h2>Questions</h2><dl>
+<dt>The fan rattles at night.</dt>
+<dd>Tighten the two screws on the grille. If the rattle goes on, book a service.</dd>
+</dl></body></html>"""
+
+RECIPE = """GRANDMA'S SCONES  (makes 12)
+
+Method
+1. Oven to 220 fan. Line a tray.
+2. Rub the butter into the flour.
+3. Bake 12 minutes till golden.
+"""
+
+SPA = """Spa notes
+
+Weekly
+- Test strip: chlorine 3-5 ppm, pH between 7.2 and 7.8
+
+pH too high
+Add acid: approx. 100 mL of dry acid dissolved in a bucket, with the pump running.
+"""
+
+
+async def test_the_answer_gives_the_figure_asked_for(make_client: Client, tmp_path: Path) -> None:
+    """ "What temperature …?" by a temperature (not a title's "makes 12", not the timer's
+    hours after it); "what should the pH be?" by the range, not the fix for a high one;
+    an FAQ entry put as a statement is answered from its first sentence."""
+    client = await household_client(
+        make_client,
+        tmp_path / "roots",
+        {"heater.html": HEATER, "scones.txt": RECIPE, "spa.txt": SPA},
+    )
+    await says(
+        client,
+        "What temperature should the heater be set to?",
+        "degrees",
+        absent=("6 am",),
+    )
+    await says(client, "What temperature should the oven be for Grandma's scones?", "220")
+    await says(client, "What should the spa pH be?", "7.2 and 7.8", absent=("dry acid",))
+    await says(client, "The fan rattles at night", "Tighten the two screws")
+
+
+def test_a_sentence_saying_he_is_quoted_alone_when_the_question_names_him() -> None:
+    """ "Arjun won't sleep, does he have a blanket?": "He needs his blue blanket …" is
+    understood without the bath time before it, the question having said who "he" is;
+    asked without the name, the sentence that says who is quoted with it."""
+    from mnemolis.sources.rag import quote
+
+    text = "Arjun (6) - bath at 7, asleep by 7.45. He needs his blue blanket or he won't sleep."
+    said = quote("Arjun won't sleep, does he have a blanket?", {}, "Kids", text)
+    assert said.startswith("He needs his blue blanket"), said
+    said = quote("does the little one have a blanket he sleeps with?", {}, "Kids", text)
+    assert "Arjun" in said and "blue blanket" in said, said
+
+
+LOGINS = """Logins
+
+Internet provider: Wavelink Broadband
+Account no.: 5512 0098
+Support line: 1300 555 010
+Guest network: Harbour-Guest
+"""
+
+
+async def test_a_second_ask_about_the_first_is_answered_from_its_own_line(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Who's our internet provider and what's their support number?": the provider's
+    line and the support line (an Australian number says "number"), not the account."""
+    client = await household_client(make_client, tmp_path / "roots", {"logins.txt": LOGINS})
+    await says(
+        client,
+        "who's our internet provider and what's their support number?",
+        "Wavelink",
+        "1300 555 010",
+        absent=("5512",),
+    )
+
+
+TENANCY = """Tenancy summary
+
+Term: the agreement ends on 30 April 2026, 12 months after it began.
+
+Ending the agreement
+The tenant must give at least 30 days' notice to end the agreement.
+"""
+
+
+async def test_when_is_answered_by_a_time_not_a_length_of_time(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "When does the agreement end?" is the end date, not the notice period under the
+    heading "Ending the agreement"."""
+    client = await household_client(make_client, tmp_path / "roots", {"tenancy.txt": TENANCY})
+    await says(client, "When does the agreement end?", "30 April 2026", absent=("30 days",))

@@ -761,7 +761,11 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 # What a "when"/"how long" question calls the fact it asks for ("when is recycling
 # day?"): a text that gives a day or a time says these words.
 _KIND_WORDS = frozenset(
-    stem(w) for w in ("day", "days", "date", "time", "number", "figure", "interval", "frequency")
+    stem(w)
+    for w in (
+        *("day", "days", "date", "time", "number", "figure", "interval", "frequency"),
+        "temperature",  # "oven to 220" says the temperature asked for
+    )
 )
 # Words that only say what kind of fact is asked for ("how long", "at what point").
 _FRAMES = (
@@ -888,11 +892,12 @@ def gives_what_is_asked(question: str, *texts: str) -> bool:
 
 _ASKS_WHEN = _KINDS[-2][0]
 # A time a "when …?" is answered by: a day, a month, a time of day, "every …", a date
-# written in figures ("02/09/2026", "the 1st"), or a figure with its unit ("at 102,000
-# km", "in 3 weeks"); never the digits of a code or a number plate ("ZQR 218").
+# written in figures ("02/09/2026", "the 1st"), or a point given by a figure with its unit
+# ("at 102,000 km", "in 3 weeks"); never the digits of a code or a number plate ("ZQR
+# 218"), nor a length of time alone ("at least 28 days' notice").
 _A_TIME = re.compile(
     rf"{_WHEN.pattern}|\b\d{{1,2}}[/.-]\d{{1,2}}(?:[/.-]\d{{2,4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b"
-    rf"|\b\d[\d,.]*\s?(?:{_UNITS}|km|kms|miles|mi)\b",
+    rf"|\b(?:at|in|after|within|by|every)\s+\d[\d,.]*\s?(?:{_UNITS}|km|kms|miles|mi)\b",
     re.I,
 )
 

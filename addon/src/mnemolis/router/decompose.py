@@ -416,9 +416,10 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
     for i, part in enumerate(parts):
         if i and (_PRONOUN.search(part) or _IT.search(part)):
             weather = sources_of is not None and "forecast" in sources_of(part)
-            names = _NAME.findall(out[-1])
+            # "Thursday" or "March" names no one a "she" could be; "Mia's" names Mia.
+            names = [n for n in _NAME.findall(out[-1]) if n.strip().lower() not in _CALENDAR]
             if len(names) == 1:  # exactly one named: no guessing between two
-                name = names[0].strip()
+                name = re.sub(r"['\u2019]s$", "", names[0].strip())
                 if _PRONOUN.search(part):
                     part = _PRONOUN.sub(functools.partial(_replace, name=name), part, count=1)
                 elif sources_of is not None and not weather:
@@ -433,6 +434,13 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
     return out
 
 
+_CALENDAR = frozenset(
+    [
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *("january", "february", "march", "april", "may", "june", "july", "august"),
+        *("september", "october", "november", "december", "christmas", "easter"),
+    ]
+)
 _IT = re.compile(r"\bit\b", re.IGNORECASE)
 _THE_NAME = re.compile(r"\bthe\s*$", re.IGNORECASE)
 

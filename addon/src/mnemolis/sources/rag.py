@@ -25,7 +25,7 @@ from ..knowledge import relevance
 from ..knowledge.chunking import ENDS_SENTENCE, file_title
 from ..knowledge.inline import off_loop
 from ..knowledge.registry import BUNDLED_NAME
-from ..knowledge.text import INLINE_QUERY_CHARS, query_text
+from ..knowledge.text import INLINE_QUERY_CHARS, STOPWORDS, query_text
 from ..models import Evidence, SourceAnswer, cited
 from ..sentences import SENTENCE_BREAK
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
@@ -83,6 +83,7 @@ _INSTRUCTION = re.compile(
 _NEGATION = re.compile(r"\b(?:do not|don't|never|stop|avoid)\b", re.IGNORECASE)
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
+ENTRY_WORDS = 4  # a heading of this many words ending a sentence is an FAQ's entry
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 WRAPPED_LINE = 64  # a line this long that stops mid-sentence is wrapped prose
 CANDIDATES = 10
@@ -332,6 +333,17 @@ def _leans_back(unit: str) -> bool:
     return any(w in _BACK_REFERENCE for w in first)
 
 
+def _named_first(question: str, unit: str) -> bool:
+    """Whether a sentence opens with a name the question says ("Lachie (5) - bath at
+    6.30 …" for "does Lachie have a toy?"): the "He needs Roo …" after it is understood
+    without it, the question having said who he is."""
+    first = re.match(r"\s*([A-Z][a-z]+)\b", unit)
+    if first is None or first.group(1).lower() in relevance.FUNCTION_WORDS:
+        return False
+    name = relevance.stem(relevance.fold(first.group(1)))
+    return name in relevance.words_of(question) and name not in STOPWORDS
+
+
 def _telling(question: str, weights: dict[str, float], units: list[str]) -> dict[str, float]:
     """Weights for choosing among a passage's sentences: a word most of them say (itself
     or by a synonym) tells them apart less ("collected" — or "picked up" — is said of two
@@ -456,6 +468,17 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         doing = [i for i, u in enumerate(units) if scores[i] > 0 and _INSTRUCTION.search(u)]
         if doing:
             best = max(doing, key=lambda i: (scores[i], -i))
+    entry = heading.rsplit(" > ", 1)[-1].strip()
+    if (
+        best > 0
+        and len(entry.split()) >= ENTRY_WORDS
+        and ENDS_SENTENCE.search(entry)
+        and relevance.word_coverage(question, weights, entry) >= scores[best] > 0
+    ):
+        # Under an FAQ's entry ("There is a musty smell when the unit starts.") that says
+        # the question better than any of its sentences, the answer opens with the first:
+        # "Run Fan mode for 30 minutes …", not "If the smell stays, …" for sharing "smell".
+        best = 0
     # Notes written one statement per line hold one fact per line: the next line is
     # another fact ("Garden waste …" after "Recycling …"), read only when the quote
     # does not yet say what was asked and that line does.
@@ -472,7 +495,11 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         # "Which compartment takes the powder, and which one the conditioner?": the
         # sentence each ask is answered by, though the two are neighbouring facts.
         return " ".join(units[i] for i in each)
-    start = best - 1 if best > 0 and _leans_back(units[best]) else best
+    start = (
+        best - 1
+        if best > 0 and _leans_back(units[best]) and not _named_first(question, units[best - 1])
+        else best
+    )
     while (
         how
         and start > 0
@@ -606,7 +633,11 @@ def each_ask_answered(
             return False  # steps say how to do it, not "what should the gauge read?"
         if not own(ask):
             return True  # "… and when did we get it?": a date of what the question is about
-        return relevance.word_coverage(ask, weights, said, section, weak=[title]) >= ASK_COVERED
+        held = relevance.attribute_held(ask, said, section)
+        # "… their support number?" is said by the support line's number, as match() reads it.
+        value = " ".join(held[1]) if held is not None and held[0] else ""
+        covered = relevance.word_coverage(ask, weights, said, section, value, weak=[title])
+        return covered >= ASK_COVERED
 
     def said_of(ask: str, p: Passage) -> float:
         """How much of the ask's own wording a passage says ("get it" as "Bought")."""
@@ -775,15 +806,17 @@ async def relevant_passages(
     weights: dict[str, float],
     floor: float | None = None,
     failed: list[str] | None = None,
+    search: str | None = None,
 ) -> list[tuple[relevance.Match, Passage]]:
-    """Passages of these databases that answer (value >= ``floor`` if given), best first.
+    """Passages of these databases that answer (value >= ``floor`` if given), best first;
+    ``search`` is what to look them up by, when not the question itself.
 
     The memory source asks it too: a memory steps aside for a document that answers better.
     """
     if not names:
         return []
     pool = await store.search_all(
-        question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
+        search or question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
     )
     judge = functools.partial(_judged, question, weights, pool, floor, store.model_embedder())
     # Judging grows with the question: a long one is judged off the event loop (issue 29).
@@ -816,6 +849,7 @@ def _judged(
     files = {Path(p.hit.path).name for p in passages}
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
+    by_meaning = model and any(p.similarity is not None for p in pool)
     scored = []
     for rank, p in enumerate(passages):
         pointer = _POINTER.match(p.hit.content)
@@ -829,8 +863,11 @@ def _judged(
         section, title = _split_title(p.hit.heading, p.hit.path)
         said, quoted = relevance.mentions(own)
         texts = [said, section, *context.get(rank, [])]
+        # The model ranked the pool and left this one out (below its floor): unrelated by
+        # meaning, not unknown ("… take them out at 12 min" for "what does Mia need to take").
+        similarity = p.similarity if p.similarity is not None or not by_meaning else 0.0
         found = relevance.match(
-            question, weights, texts, p.similarity, model=model, weak=[title, quoted]
+            question, weights, texts, similarity, model=model, weak=[title, quoted]
         )
         if found.answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
@@ -875,9 +912,11 @@ async def _each_ask_found(
 ) -> list[tuple[relevance.Match, Passage]]:
     """For a question of two or three asks ("what oil does the car take and when does
     the lease end?"), the best passage for each ask searched alone, when the whole
-    question found none for it: each part is answered from its own best passage."""
+    question found none for it: each part is answered from its own best passage. When
+    the whole question found nothing, only when every ask finds its own ("who's our
+    internet provider and what's their support number?": two record lines)."""
     asks = [a for a in relevance.clause_asks(question) if len(relevance.content_words(a)) >= 2]
-    if not 2 <= len(asks) <= MAX_ASKS_ANSWERED or not found:
+    if not 2 <= len(asks) <= MAX_ASKS_ANSWERED:
         return []
     have = {p.hit.chunk_id for _, p in found}
     extra: list[tuple[relevance.Match, Passage]] = []
@@ -887,12 +926,24 @@ async def _each_ask_found(
             for _, p in found[:3]
         ):
             continue  # the whole question already found this part's passage
-        own = await relevant_passages(store, ask, names, weights)
+        search = None
+        if ask is not asks[0] and _refers_back(ask):
+            # "… and what's their support number?": about what the first ask is about, so
+            # looked up with its words, and judged by its own.
+            search = f"{' '.join(relevance.content_words(asks[0]))} {ask}"
+        own = await relevant_passages(store, ask, names, weights, search=search)
+        if not own and not found:
+            return []  # a part nothing answers: no half answer to a question nothing found
         for m, p in own[:1]:
             if p.hit.chunk_id not in have:
                 have.add(p.hit.chunk_id)
                 extra.append((m, p))
     return extra
+
+
+def _refers_back(ask: str) -> bool:
+    """Whether an ask refers back with a pronoun ("she", "their", "it")."""
+    return any(w.lower() in relevance.BACK_WORDS for w in re.findall(r"[A-Za-z]+", ask))
 
 
 LABEL_SURE = 0.45  # the model's cosine of a question and a record's label that answers
