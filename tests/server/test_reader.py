@@ -394,3 +394,32 @@ async def test_when_is_answered_by_a_time_not_a_length_of_time(
     heading "Ending the agreement"."""
     client = await household_client(make_client, tmp_path / "roots", {"tenancy.txt": TENANCY})
     await says(client, "When does the agreement end?", "30 April 2026", absent=("30 days",))
+
+
+HOT_WATER = """House notes
+
+Urgent repairs
+If the landlord can't be reached, ring the plumber and spend what it takes: urgent
+repairs are usually done within 24 hours.
+"""
+
+RENTAL = """Rental agreement
+
+Urgent repairs
+If the landlord cannot be reached, the tenant may arrange urgent repairs up to $800
+and be paid back.
+"""
+
+
+async def test_how_much_can_we_spend_is_a_sum_of_money(make_client: Client, tmp_path: Path) -> None:
+    """ "How much can we spend on urgent repairs?" is answered by the $800 the lease
+    allows, not by the notes' "within 24 hours" about the same repairs."""
+    client = await household_client(
+        make_client, tmp_path / "roots", {"notes.txt": HOT_WATER, "rental.txt": RENTAL}
+    )
+    await says(
+        client,
+        "how much can we spend on urgent repairs if the landlord can't be reached?",
+        "$800",
+        absent=("24 hours",),
+    )

@@ -705,9 +705,19 @@ ASKS_TARGET = re.compile(
 _TARGET = re.compile(
     r"\b(?:should|between|normal|ideal|at least|no more than|no less than|keep it)\b", re.I
 )
+# "How much can we spend on it?", "how much money …": a sum of money.
+ASKS_MONEY = re.compile(
+    r"\s*how much (?:money\b|(?:can|could|may|should|do|did|will|would|are) (?:we|i|you|they)"
+    r" (?:\w+ )?(?:spend|pay|claim|charge|borrow|save|owe|get back|be paid)\b)",
+    re.I,
+)
+_MONEY = re.compile(
+    r"[$\u00a3\u20ac]\s?\d|\b\d[\d,.]*\s?(?:dollars|pounds|euros|bucks|cents)\b", re.I
+)
 # What each kind of question is answered by: "when" by a time or a date, "how long" by
 # a duration, "how much/many/often" by an amount or a frequency.
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (ASKS_MONEY, _MONEY),
     (ASKS_TEMPERATURE, _TEMPERATURE),
     (ASKS_TARGET, _TARGET),
     (_ASKS_COST, _COST),
@@ -1163,10 +1173,19 @@ def attribute_held(question: str, *texts: str) -> tuple[bool, tuple[str, ...]] |
 
 def gives_the_number(question: str, *texts: str) -> bool:
     """Whether the texts give a phone number when that is all the question asks ("what's
-    grandma's phone number?" is never answered by her birthday); True for other questions."""
-    if len(clause_asks(question)) > 1 or not _asks_phone(question):
+    grandma's phone number?" is never answered by her birthday), or a sum of money or
+    "free" when it asks how much may be spent ("within 24 hours" is no sum); True for
+    other questions."""
+    if len(clause_asks(question)) > 1:
+        return True
+    if ASKS_MONEY.match(asked(question)):
+        return any(_MONEY.search(t) or _FREE.search(t) for t in texts)
+    if not _asks_phone(question):
         return True
     return any(_PHONE.search(t) for t in texts)
+
+
+_FREE = re.compile(r"\b(?:free|no charge|nothing|not a penny|not a cent)\b", re.I)
 
 
 # A fault or error code as displays show them: "E15", "F22", and "F 75" read as "F75";

@@ -842,14 +842,15 @@ def _judged(
         or relevance.ASKS_WHEN_TO.match(itself)
         or relevance.ASKS_UNTIL.match(itself)
         or relevance.ASKS_CHECK.match(question)
-        # "What temperature …?", "what should the pH be?": by the figure it should be.
+        # "What temperature …?", "what should the pH be?", "how much can we spend?": by
+        # the figure asked for.
         or relevance.ASKS_TEMPERATURE.match(itself)
         or relevance.ASKS_TARGET.match(itself)
+        or relevance.ASKS_MONEY.match(itself)
     )
     files = {Path(p.hit.path).name for p in passages}
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
-    by_meaning = model and any(p.similarity is not None for p in pool)
     scored = []
     for rank, p in enumerate(passages):
         pointer = _POINTER.match(p.hit.content)
@@ -863,11 +864,8 @@ def _judged(
         section, title = _split_title(p.hit.heading, p.hit.path)
         said, quoted = relevance.mentions(own)
         texts = [said, section, *context.get(rank, [])]
-        # The model ranked the pool and left this one out (below its floor): unrelated by
-        # meaning, not unknown ("… take them out at 12 min" for "what does Mia need to take").
-        similarity = p.similarity if p.similarity is not None or not by_meaning else 0.0
         found = relevance.match(
-            question, weights, texts, similarity, model=model, weak=[title, quoted]
+            question, weights, texts, p.similarity, model=model, weak=[title, quoted]
         )
         if found.answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
