@@ -472,12 +472,14 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     if (
         best > 0
         and len(entry.split()) >= ENTRY_WORDS
-        and ENDS_SENTENCE.search(entry)
+        and entry.endswith(".")
         and relevance.word_coverage(question, weights, entry) >= scores[best] > 0
     ):
-        # Under an FAQ's entry ("There is a musty smell when the unit starts.") that says
-        # the question better than any of its sentences, the answer opens with the first:
-        # "Run Fan mode for 30 minutes …", not "If the smell stays, …" for sharing "smell".
+        # Under an FAQ's entry put as a statement ("There is a musty smell when the unit
+        # starts.") that says the question better than any of its sentences, the answer
+        # opens with the first: "Run Fan mode for 30 minutes …", not "If the smell stays,
+        # …" for sharing "smell". An entry that asks ("How do I remove it, or wipe
+        # everything?") may be answered part by part: its sentences are weighed as ever.
         best = 0
     # Notes written one statement per line hold one fact per line: the next line is
     # another fact ("Garden waste …" after "Recycling …"), read only when the quote
