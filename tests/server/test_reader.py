@@ -352,6 +352,10 @@ def test_a_sentence_saying_he_is_quoted_alone_when_the_question_names_him() -> N
     assert said.startswith("He needs his blue blanket"), said
     said = quote("does the little one have a blanket he sleeps with?", {}, "Kids", text)
     assert "Arjun" in said and "blue blanket" in said, said
+    # "It" after a sentence opening with a verb the question says is still read with it.
+    faq = "Rescan the folder with the Rescan button. It re-reads every file, slowly."
+    said = quote("rescan every file", {}, "FAQ", faq)
+    assert said.startswith("Rescan the folder"), said
 
 
 LOGINS = """Logins

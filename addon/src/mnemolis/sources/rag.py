@@ -333,6 +333,13 @@ def _leans_back(unit: str) -> bool:
     return any(w in _BACK_REFERENCE for w in first)
 
 
+def _about_a_person(unit: str) -> bool:
+    """Whether a sentence refers back to a person ("He needs Roo …"), not a thing ("It
+    re-reads every file …", after "Reindex …" that opens like a name)."""
+    first = [w.lower() for w in re.findall(r"[A-Za-z']+", unit)[:3]]
+    return any(w in {"he", "she", "him", "her", "his", "hers"} for w in first)
+
+
 def _named_first(question: str, unit: str) -> bool:
     """Whether a sentence opens with a name the question says ("Lachie (5) - bath at
     6.30 …" for "does Lachie have a toy?"): the "He needs Roo …" after it is understood
@@ -499,7 +506,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return " ".join(units[i] for i in each)
     start = (
         best - 1
-        if best > 0 and _leans_back(units[best]) and not _named_first(question, units[best - 1])
+        if best > 0
+        and _leans_back(units[best])
+        and not (_about_a_person(units[best]) and _named_first(question, units[best - 1]))
         else best
     )
     while (
