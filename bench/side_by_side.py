@@ -53,7 +53,7 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "bench" / "eval"))
 
 from eval_home import judge, load_cases, rest_areas, rest_states  # noqa: E402
-from loadgen import Run, closed_loop, free_port, rss_mb, stop, wait_http  # noqa: E402
+from loadgen import Run, closed_loop, free_port, rss_mb, rss_parts, stop, wait_http  # noqa: E402
 
 from tests.server.faultproxy import BackgroundLoop  # noqa: E402
 from tests.server.hass_fixture import HassCore, launch_demo  # noqa: E402
@@ -146,6 +146,7 @@ class System:
     proc: subprocess.Popen[bytes] | None = None
     started_s: float = 0.0
     idle_rss: float = 0.0
+    idle_parts: dict[str, float] = field(default_factory=dict)
     peak_rss: float = 0.0
     runs: dict[tuple[str, int], list[tuple[int, float, float]]] = field(default_factory=dict)
     second_s: float = 0.0
@@ -189,6 +190,7 @@ class System:
                 break
         self.started_s = time.monotonic() - began - (2.0 if not self.busy else 0.0)
         self.idle_rss = rss_mb(self.proc.pid)[0]
+        self.idle_parts = rss_parts(self.proc.pid)
         return True
 
     def stop(self) -> None:
@@ -531,6 +533,18 @@ def report(batch: list[System], mode: str, levels: list[int], n_q: int, args: An
     if any(s.home_asked for s in batch):
         cells = [f"{s.home_right} / {s.home_asked}" for s in batch]
         print("| home questions right (HA's states) | " + " | ".join(cells) + " |")
+    parts = sorted(
+        {k for s in batch for k in s.idle_parts},
+        key=lambda k: -max(s.idle_parts.get(k, 0) for s in batch),
+    )
+    if parts:
+        print("\nidle RSS by mapping (MiB; /proc/PID/smaps at the fresh start)\n")
+        print("| mapping | " + " | ".join(s.name for s in batch) + " |")
+        print("|---|" + "---:|" * len(batch))
+        for part in parts:
+            cells = [f"{s.idle_parts.get(part, 0.0):.1f}" for s in batch]
+            if max(s.idle_parts.get(part, 0.0) for s in batch) >= 1.0:
+                print(f"| {part} | " + " | ".join(cells) + " |")
     up = figs.get("upstream")
     this = figs.get("this")
     if up and this and 20 in levels and up.rate.get(20):
