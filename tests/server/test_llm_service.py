@@ -226,3 +226,25 @@ def test_the_default_model_is_8_bit_and_means_what_f16_means(
     assert all(float(a @ b) > 0.999 for a, b in zip(q8, half, strict=True))
     # The question is nearer the garage note than the bins, in both.
     assert q8[0] @ q8[1] > q8[0] @ q8[2] and half[0] @ half[1] > half[0] @ half[2]
+
+
+async def test_the_embedding_context_holds_one_text_at_a_time(embedding_model: Path) -> None:
+    """One text per decode, so no output rows for 256 sequences (30 MiB for MiniLM)."""
+    import numpy as np
+    from llama_cpp import llama as api
+
+    from mnemolis.llm.catalog import read_metadata
+    from mnemolis.llm.embedding_model import LocalEmbedder
+    from mnemolis.settings import load_settings
+
+    model = LocalEmbedder(read_metadata(embedding_model), load_settings(environ={}).llm)
+    await model.wait_loaded()
+    try:
+        assert model._llama.context_params.n_seq_max == 1
+        assert api.llama_cpp.llama_max_parallel_sequences() > 1  # put back for others
+        texts = ["is the garage door open?", "bin night is Tuesday " * 40, "wifi password"]
+        one_by_one = await model.embed(texts)
+        together = [(await model.embed([t]))[0] for t in texts]
+        assert np.allclose(one_by_one, together, atol=1e-6)
+    finally:
+        await asyncio.to_thread(model.close)
