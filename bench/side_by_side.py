@@ -24,7 +24,7 @@ it answered. Twenty home questions are judged against HA's states read just befo
 (bench/eval/eval_home.py's judge, on the written answer).
 
     nice -n 10 .venv/server/bin/python bench/side_by_side.py [--quick] [--rounds 2]
-        [--seconds 5] [--systems this,f981387,upstream]
+        [--seconds 5] [--systems this,f981387,upstream,commit:SHA]
 """
 
 from __future__ import annotations
@@ -64,7 +64,6 @@ from tests.server.test_forecast_source import open_meteo_body  # noqa: E402
 from tests.server.zim_fixture import WIKI_ARTICLES, running_kiwix  # noqa: E402
 
 PREVIOUS = "f981387"
-PREVIOUS_TREE = Path(f"/tmp/mn-{PREVIOUS}")
 UPSTREAM_MIRROR = Path("/work/.mirror/immortalbob+Mnemolis/repo")
 UPSTREAM_VENV = REPO / ".venv" / "upstream"
 SERVER_PY = Path(sys.executable)
@@ -417,15 +416,16 @@ def start_profile(system: System, out: Path, seconds: float) -> subprocess.Popen
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def prepare_previous() -> Path:
-    """The previous release's addon/src, checked out once into /tmp."""
-    if not (PREVIOUS_TREE / "addon" / "src").exists():
+def prepare_previous(commit: str = PREVIOUS) -> Path:
+    """A commit's addon/src (the previous release by default), checked out once into /tmp."""
+    tree = Path(f"/tmp/mn-{commit}")
+    if not (tree / "addon" / "src").exists():
         subprocess.run(
-            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(PREVIOUS_TREE), PREVIOUS],
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), commit],
             check=True,
             capture_output=True,
         )
-    return PREVIOUS_TREE / "addon" / "src"
+    return tree / "addon" / "src"
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -470,6 +470,9 @@ async def main(args: argparse.Namespace) -> None:
                     elif name == PREVIOUS:
                         src = prepare_previous()
                         batch.append(mnemolis_system(PREVIOUS, src, backends, tmp, cached))
+                    elif name.startswith("commit:"):  # any other commit, to compare two changes
+                        src = prepare_previous(name.removeprefix("commit:"))
+                        batch.append(mnemolis_system(name, src, backends, tmp, cached))
                     elif name == "upstream" and tree is not None and py is not None:
                         batch.append(upstream_system(tree, py, backends, tmp, cached))
                 systems += batch  # stopped in `finally` whatever happens
