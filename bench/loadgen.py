@@ -170,6 +170,33 @@ def rss_mb(pid: int) -> tuple[float, float]:
     return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
 
 
+def rss_parts(pid: int) -> dict[str, float]:
+    """Resident MiB of a process by what is mapped: model files, shared libraries (by
+    package), and anonymous memory (the Python heap, numpy, llama.cpp's buffers)."""
+    parts: dict[str, float] = {}
+    where = "anonymous"
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+            path = head[5] if len(head) > 5 else ""
+            if path.endswith(".gguf"):
+                where = "model files (.gguf)"
+            elif ".so" in path:
+                package = (
+                    path.split("site-packages/")[-1].split("/")[0]
+                    if "site-packages" in path
+                    else "system"
+                )
+                where = f"shared libraries: {package}"
+            elif path.startswith("/"):
+                where = "other files"
+            else:
+                where = "anonymous"
+        elif line.startswith("Rss:"):
+            parts[where] = parts.get(where, 0.0) + int(head[1]) / 1024
+    return parts
+
+
 def mnemolis_env(settings: dict[str, str]) -> dict[str, str]:
     """This environment without MNEMOLIS_* settings, plus ``settings`` and no rate limits."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}

@@ -24,7 +24,7 @@ it answered. Twenty home questions are judged against HA's states read just befo
 (bench/eval/eval_home.py's judge, on the written answer).
 
     nice -n 10 .venv/server/bin/python bench/side_by_side.py [--quick] [--rounds 2]
-        [--seconds 5] [--systems this,f981387,upstream]
+        [--seconds 5] [--systems this,f981387,upstream,commit:SHA]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "bench" / "eval"))
 
 from eval_home import judge, load_cases, rest_areas, rest_states  # noqa: E402
-from loadgen import Run, closed_loop, free_port, rss_mb, stop, wait_http  # noqa: E402
+from loadgen import Run, closed_loop, free_port, rss_mb, rss_parts, stop, wait_http  # noqa: E402
 
 from tests.server.faultproxy import BackgroundLoop  # noqa: E402
 from tests.server.hass_fixture import HassCore, launch_demo  # noqa: E402
@@ -64,7 +64,6 @@ from tests.server.test_forecast_source import open_meteo_body  # noqa: E402
 from tests.server.zim_fixture import WIKI_ARTICLES, running_kiwix  # noqa: E402
 
 PREVIOUS = "f981387"
-PREVIOUS_TREE = Path(f"/tmp/mn-{PREVIOUS}")
 UPSTREAM_MIRROR = Path("/work/.mirror/immortalbob+Mnemolis/repo")
 UPSTREAM_VENV = REPO / ".venv" / "upstream"
 SERVER_PY = Path(sys.executable)
@@ -146,7 +145,9 @@ class System:
     proc: subprocess.Popen[bytes] | None = None
     started_s: float = 0.0
     idle_rss: float = 0.0
-    peak_rss: float = 0.0
+    idle_parts: dict[str, float] = field(default_factory=dict)
+    peak_rss: float = 0.0  # under load (the peak is reset once the start is idle)
+    start_peak: float = 0.0  # the start's own peak (a model conversion included)
     runs: dict[tuple[str, int], list[tuple[int, float, float]]] = field(default_factory=dict)
     second_s: float = 0.0
     busy: bool = False  # still busy when the start limit ran out
@@ -189,6 +190,9 @@ class System:
                 break
         self.started_s = time.monotonic() - began - (2.0 if not self.busy else 0.0)
         self.idle_rss = rss_mb(self.proc.pid)[0]
+        self.idle_parts = rss_parts(self.proc.pid)
+        self.start_peak = max(self.start_peak, rss_mb(self.proc.pid)[1])
+        reset_peak(self.proc.pid)
         return True
 
     def stop(self) -> None:
@@ -333,6 +337,14 @@ async def load(system: System, questions: list[str], clients: int, seconds: floa
     system.runs.setdefault(("", clients), []).append((len(run.latencies), run.seconds, cpu))
 
 
+def reset_peak(pid: int) -> None:
+    """Start the kernel's peak-RSS count (VmHWM) again, so the load's peak is its own."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError as err:  # not the process's owner: the peak then includes the start
+        print(f"cannot reset the peak RSS of {pid}: {err}", file=sys.stderr)
+
+
 def _frame(raw: str) -> str:
     """``func (path/file.py:12)`` as ``func (file.py)``."""
     name, _, where = raw.partition(" (")
@@ -404,15 +416,16 @@ def start_profile(system: System, out: Path, seconds: float) -> subprocess.Popen
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def prepare_previous() -> Path:
-    """The previous release's addon/src, checked out once into /tmp."""
-    if not (PREVIOUS_TREE / "addon" / "src").exists():
+def prepare_previous(commit: str = PREVIOUS) -> Path:
+    """A commit's addon/src (the previous release by default), checked out once into /tmp."""
+    tree = Path(f"/tmp/mn-{commit}")
+    if not (tree / "addon" / "src").exists():
         subprocess.run(
-            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(PREVIOUS_TREE), PREVIOUS],
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), commit],
             check=True,
             capture_output=True,
         )
-    return PREVIOUS_TREE / "addon" / "src"
+    return tree / "addon" / "src"
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -457,6 +470,9 @@ async def main(args: argparse.Namespace) -> None:
                     elif name == PREVIOUS:
                         src = prepare_previous()
                         batch.append(mnemolis_system(PREVIOUS, src, backends, tmp, cached))
+                    elif name.startswith("commit:"):  # any other commit, to compare two changes
+                        src = prepare_previous(name.removeprefix("commit:"))
+                        batch.append(mnemolis_system(name, src, backends, tmp, cached))
                     elif name == "upstream" and tree is not None and py is not None:
                         batch.append(upstream_system(tree, py, backends, tmp, cached))
                 systems += batch  # stopped in `finally` whatever happens
@@ -522,7 +538,9 @@ def report(batch: list[System], mode: str, levels: list[int], n_q: int, args: An
         cells = [f"{figs[s.name].cpu_ms.get(c, 0):.2f} ms" for s in batch]
         print(f"| server CPU per request, {c} clients | " + " | ".join(cells) + " |")
     print("| idle RSS (fresh start) | " + " | ".join(f"{s.idle_rss:.0f} MiB" for s in batch) + " |")
-    print("| peak RSS | " + " | ".join(f"{s.peak_rss:.0f} MiB" for s in batch) + " |")
+    print("| peak RSS under load | " + " | ".join(f"{s.peak_rss:.0f} MiB" for s in batch) + " |")
+    cells = [f"{s.start_peak:.0f} MiB" for s in batch]
+    print("| peak RSS while starting (conversion included) | " + " | ".join(cells) + " |")
     cells = [f"{'> ' if s.busy else ''}{s.started_s:.1f} s" for s in batch]
     print("| first start until idle | " + " | ".join(cells) + " |")
     if any(s.second_s for s in batch):
@@ -531,6 +549,18 @@ def report(batch: list[System], mode: str, levels: list[int], n_q: int, args: An
     if any(s.home_asked for s in batch):
         cells = [f"{s.home_right} / {s.home_asked}" for s in batch]
         print("| home questions right (HA's states) | " + " | ".join(cells) + " |")
+    parts = sorted(
+        {k for s in batch for k in s.idle_parts},
+        key=lambda k: -max(s.idle_parts.get(k, 0) for s in batch),
+    )
+    if parts:
+        print("\nidle RSS by mapping (MiB; /proc/PID/smaps at the fresh start)\n")
+        print("| mapping | " + " | ".join(s.name for s in batch) + " |")
+        print("|---|" + "---:|" * len(batch))
+        for part in parts:
+            cells = [f"{s.idle_parts.get(part, 0.0):.1f}" for s in batch]
+            if max(s.idle_parts.get(part, 0.0) for s in batch) >= 1.0:
+                print(f"| {part} | " + " | ".join(cells) + " |")
     up = figs.get("upstream")
     this = figs.get("this")
     if up and this and 20 in levels and up.rate.get(20):

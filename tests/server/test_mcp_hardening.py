@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from mnemolis.mcp.http import MCP_SESSIONS
+from mnemolis.mcp.gateway import MCP_GATE
 from mnemolis.mcp.server import build_server
 from mnemolis.rest import keys
 
@@ -89,7 +89,7 @@ async def test_right_key_never_spends_the_failure_budget(
 
 async def test_session_cap_is_exact_under_a_burst(make_client: Callable[..., Any]) -> None:
     client: TestClient[Any, Any] = await make_client()
-    store = client.app[MCP_SESSIONS]
+    store = await client.app[MCP_GATE].sessions()
     store.limit = 5
     seen: list[int] = []
     original = store.create

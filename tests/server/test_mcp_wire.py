@@ -391,9 +391,9 @@ async def test_disabled_tools_are_gone(make_client: Callable[..., Any]) -> None:
 
 
 async def test_session_limit_evicts_idle_then_refuses(client: TestClient[Any, Any]) -> None:
-    from mnemolis.mcp.http import MCP_SESSIONS
+    from mnemolis.mcp.gateway import MCP_GATE
 
-    client.app[MCP_SESSIONS].limit = 2
+    (await client.app[MCP_GATE].sessions()).limit = 2
     first = await initialize(client)
     await initialize(client)
     await initialize(client)  # a third evicts the least recently used idle one
@@ -493,14 +493,14 @@ async def test_docs_tool_describes_only_offered_tools(make_client: Callable[...,
 async def test_failed_initialize_leaves_no_session(
     client: TestClient[Any, Any], accept: str
 ) -> None:
-    from mnemolis.mcp.http import MCP_SESSIONS
+    from mnemolis.mcp.gateway import MCP_GATE
 
     bad = rpc("initialize", {"protocolVersion": 20250618})
     resp = await client.post("/mcp", json=bad, headers={"Accept": accept})
     text = await resp.text()
     reply = json.loads(text.split("data: ", 1)[1] if accept == "text/event-stream" else text)
     assert reply["error"]["code"] == -32602
-    assert len(client.app[MCP_SESSIONS]) == 0
+    assert len(await client.app[MCP_GATE].sessions()) == 0
 
 
 @pytest.mark.parametrize(

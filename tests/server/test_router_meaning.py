@@ -392,3 +392,38 @@ async def test_search_embeds_off_the_event_loop() -> None:
     assert again.source_used == "forecast" and emb.async_calls == 2
     decision = await home.core.route_async("Will the sky be kind to us?")
     assert decision["parts"][0]["sources"] == ["forecast"] and emb.async_calls == 2
+
+
+async def test_a_question_asked_again_while_the_model_warms_is_not_planned_again() -> None:
+    """Plans made on words before the profiles' vectors are in are kept (issue 30): a
+    burst of questions right after a start pays for planning once per question."""
+    import asyncio
+
+    gate = asyncio.Event()
+
+    class Slow(_FakeEmbedder):
+        async def embed(self, texts: list[str]) -> list[list[float]]:
+            await gate.wait()  # the profiles take their time
+            return _FakeEmbedder.embed_sync(self, texts)
+
+    home = make_home()
+    home.core.services.embedder = Slow()
+    router = home.core.router
+    planned: list[str] = []
+    plan = router._plan
+
+    def counted(query: str, *args: Any, **kw: Any) -> Any:
+        planned.append(query)
+        return plan(query, *args, **kw)
+
+    router._plan = counted  # type: ignore[method-assign]
+    for _ in range(3):
+        result = await ask(home, "Will the sky be kind to us?")
+        assert "by meaning (embedding)" not in result.sources[0].reason
+    assert planned == ["Will the sky be kind to us?"]
+    gate.set()
+    assert router._warming is not None
+    await router._warming
+    result = await ask(home, "Will the sky be kind to us?")
+    assert "by meaning (embedding)" in result.sources[0].reason  # planned again, warm
+    assert len(planned) > 1

@@ -131,3 +131,17 @@ def test_binary_settings_file_is_one_line_and_exit_2(
     assert err.count("\n") == 1, err
     assert str(binary) in err and "UTF-8" in err, err
     assert "Traceback" not in err
+
+
+def test_every_llm_option_of_the_addon_reaches_the_server(tmp_path: Path) -> None:
+    """The add-on's llm schema (config.yaml) names only settings the server knows."""
+    import yaml
+
+    addon = yaml.safe_load((Path(__file__).parents[2] / "addon" / "config.yaml").read_text())
+    assert "compose_documents" in addon["schema"]["llm"]
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps({"llm": {"compose_documents": True, "threads": 2}}))
+    s = load_settings(environ={"MNEMOLIS_OPTIONS_FILE": str(options)})
+    assert s.llm.compose_documents is True and s.llm.threads == 2
+    known = set(s.llm.model_dump())
+    assert set(addon["schema"]["llm"]) <= known

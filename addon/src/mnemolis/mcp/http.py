@@ -2,7 +2,8 @@
 
 Both transports feed the same lowlevel server definition through
 ``McpSession``; the security middleware has already checked Host, Origin and
-the API key (the routes are registered with ``Access.READ``), and each
+the API key (``gateway.py`` registers the routes with ``Access.READ``, and
+imports this module on the first MCP request), and each
 message carries the caller's level so write tools still need the full key.
 """
 
@@ -17,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 import mcp.types as types
 from aiohttp import web
 
-from ..errors import Forbidden, NotFound
+from ..errors import NotFound
 from ..rest import keys
-from ..rest.registry import Access, RouteTable, read_bytes
+from ..rest.registry import read_bytes
 from ..security import presented_key
+from .gateway import SESSION_HEADER, VERSION_HEADER, store_of
 from .identity import PROTOCOL_VERSIONS
 from .protocol import (
     INTERNAL_ERROR,
@@ -37,23 +39,17 @@ from .protocol import (
     parse_json,
     rpc_error,
 )
-from .server import build_server
-from .session import McpSession, SessionStore
+from .session import McpSession
 
 if TYPE_CHECKING:
-    from ..core import Mnemolis
+    pass
 
-MCP_SESSIONS: web.AppKey[SessionStore] = web.AppKey("mcp_sessions", SessionStore)
-SESSION_HEADER = "Mcp-Session-Id"
-VERSION_HEADER = "MCP-Protocol-Version"
 KEEPALIVE_SECONDS = 15.0
 SSE_HEADERS = {
     "Content-Type": "text/event-stream",
     "Cache-Control": "no-cache, no-transform",
     "X-Accel-Buffering": "no",
 }
-
-routes = RouteTable("mcp")
 
 
 # --- helpers -------------------------------------------------------------------
@@ -118,7 +114,7 @@ def _session_or_error(request: web.Request) -> McpSession | web.Response:
             ),
             400,
         )
-    session = request.app[MCP_SESSIONS].get(session_id, _owner(request))
+    session = store_of(request.app).get(session_id, _owner(request))
     if session is None:
         return _rpc(
             rpc_error(
@@ -169,9 +165,6 @@ def _wants_stream(decoded: list[Decoded], session: McpSession) -> bool:
 # --- Streamable HTTP -----------------------------------------------------------
 
 
-@routes.route(
-    "POST", "/mcp", access=Access.READ, summary="MCP Streamable HTTP (messages)", openapi=False
-)
 async def streamable_post(request: web.Request) -> web.StreamResponse:
     """One POST: JSON-RPC message(s) in, a JSON body or an SSE stream out (or 202)."""
     takes_json, takes_sse = _accepts(request)
@@ -201,7 +194,7 @@ async def streamable_post(request: web.Request) -> web.StreamResponse:
         return _rpc(rpc_error(None, INVALID_REQUEST, "Invalid Request: empty batch"), 400)
     decoded = [decode(item) for item in items]
 
-    store = request.app[MCP_SESSIONS]
+    store = store_of(request.app)
     initializing = any(d.method == "initialize" for d in decoded)
     if initializing:
         if len(decoded) > 1:
@@ -299,9 +292,6 @@ async def _collect(
             await session.cancel_request(request_id, "the HTTP request ended")
 
 
-@routes.route(
-    "GET", "/mcp", access=Access.READ, summary="MCP Streamable HTTP (server stream)", openapi=False
-)
 async def streamable_get(request: web.Request) -> web.StreamResponse:
     """The optional server-to-client SSE stream of a session."""
     if not _accepts(request)[1]:
@@ -331,9 +321,6 @@ async def streamable_get(request: web.Request) -> web.StreamResponse:
     return resp
 
 
-@routes.route(
-    "DELETE", "/mcp", access=Access.READ, summary="MCP Streamable HTTP (end session)", openapi=False
-)
 async def streamable_delete(request: web.Request) -> web.StreamResponse:
     """End a session on the client's request."""
     if (bad_version := _version_error(request)) is not None:
@@ -341,7 +328,7 @@ async def streamable_delete(request: web.Request) -> web.StreamResponse:
     found = _session_or_error(request)
     if isinstance(found, web.Response):
         return found
-    await request.app[MCP_SESSIONS].remove(found.id)
+    await store_of(request.app).remove(found.id)
     return web.Response(status=204)
 
 
@@ -353,7 +340,6 @@ CORS_ALLOW_HEADERS = (
 )
 
 
-@routes.route("OPTIONS", "/mcp", access=Access.PUBLIC, summary="MCP CORS preflight", openapi=False)
 async def streamable_preflight(_request: web.Request) -> web.Response:
     """Preflight for browser clients; the middleware has already vetted the Origin."""
     return web.Response(
@@ -366,27 +352,12 @@ async def streamable_preflight(_request: web.Request) -> web.Response:
     )
 
 
-async def _cors_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """Let an allowed browser Origin read MCP responses and the session header."""
-    origin = request.headers.get("Origin")
-    if origin is None or not request.path.startswith("/mcp"):
-        return
-    try:
-        request.app[keys.POLICY].check_origin(origin, request.headers.get("Host"))
-    except Forbidden:
-        return
-    response.headers["Access-Control-Allow-Origin"] = origin
-    response.headers["Access-Control-Expose-Headers"] = f"{SESSION_HEADER}, {VERSION_HEADER}"
-    response.headers.add("Vary", "Origin")
-
-
 # --- legacy HTTP+SSE (protocol 2024-11-05) --------------------------------------
 
 
-@routes.route("GET", "/mcp/sse", access=Access.READ, summary="MCP HTTP+SSE stream", openapi=False)
 async def sse_stream(request: web.Request) -> web.StreamResponse:
     """Open a legacy session: an ``endpoint`` event, then every server message."""
-    store = request.app[MCP_SESSIONS]
+    store = store_of(request.app)
     session = await store.create(route_responses=False, owner=_owner(request))
     session.streams += 1
     try:
@@ -408,7 +379,7 @@ async def sse_message(request: web.Request) -> web.Response:
     session_id = request.query.get("session_id")
     if not session_id:
         return _rpc(rpc_error(None, INVALID_REQUEST, "Bad Request: session_id is required"), 400)
-    session = request.app[MCP_SESSIONS].get(session_id, _owner(request))
+    session = store_of(request.app).get(session_id, _owner(request))
     if session is None:
         return _rpc(
             rpc_error(None, INVALID_REQUEST, "Session not found: reconnect to /mcp/sse"), 404
@@ -430,12 +401,6 @@ async def sse_message(request: web.Request) -> web.Response:
     return web.Response(status=202, text="Accepted")
 
 
-for _path in ("/mcp/messages/", "/mcp/messages"):
-    routes.route("POST", _path, access=Access.READ, summary="MCP HTTP+SSE messages", openapi=False)(
-        sse_message
-    )
-
-
 # --- OAuth clients (mcp-remote, Claude Desktop) ---------------------------------
 
 # Without OAuth metadata, clients fall back to /register, /authorize and /token at
@@ -452,30 +417,7 @@ async def no_oauth(_request: web.Request) -> web.Response:
     raise NotFound(NO_OAUTH)
 
 
-for _method, _path in (("POST", "/register"), ("GET", "/authorize"), ("POST", "/token")):
-    routes.route(_method, _path, access=Access.PUBLIC, summary="No OAuth here", openapi=False)(
-        no_oauth
-    )
-
-
 # --- wiring ---------------------------------------------------------------------
 
 
-def mcp_extension(app: web.Application, core: Mnemolis) -> list[RouteTable]:
-    """Create the session store for an app and hand back the MCP routes."""
-    store = SessionStore(build_server(core))
-    app[MCP_SESSIONS] = store
-
-    async def started(_app: web.Application) -> None:
-        store.start()
-
-    async def stopping(_app: web.Application) -> None:
-        await store.close_all()
-
-    app.on_response_prepare.append(_cors_headers)
-    app.on_startup.append(started)
-    app.on_shutdown.append(stopping)
-    return [routes]
-
-
-__all__ = ["MCP_SESSIONS", "mcp_extension", "routes"]
+__all__ = ["SESSION_HEADER", "VERSION_HEADER"]

@@ -6,10 +6,10 @@ Its own module so that the server definition and the page documenting it
 
 from __future__ import annotations
 
-from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
-
 SERVER_NAME = "mnemolis"
-PROTOCOL_VERSIONS: tuple[str, ...] = tuple(SUPPORTED_PROTOCOL_VERSIONS)
+# The MCP SDK's SUPPORTED_PROTOCOL_VERSIONS, written out so that reading them does not
+# import the SDK at start (mcp/gateway.py); a test keeps the two equal.
+PROTOCOL_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 INSTRUCTIONS = (
     "Mnemolis answers questions about this home and the world from local sources "
     "(Home Assistant states, the forecast, news, web search, offline Wikipedia, uptime "

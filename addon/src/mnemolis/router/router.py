@@ -551,11 +551,15 @@ class Router:
         """One planning pass, memoised for questions asked outside a conversation."""
         self._sync_vocabulary()
         key: tuple[object, ...] | None = None
+        # Read before planning: the profiles' vectors may be stored meanwhile.
+        warm = (model := self._embedder()) is None or self.meaning.ready(model)
         if self.conversations.get(conversation_id) is None:
             self.vocab.combined()  # refresh names first: the key carries their generation
             llm = self.core.services.llm
             embedder = self._embedder()
             key = (
+                # Planned on words until the profiles' vectors are in (then planned again).
+                warm,
                 query,
                 source,
                 language,
@@ -573,17 +577,15 @@ class Router:
             if hit is not None:
                 self._plans.move_to_end(key)
                 return hit
-        # Read before planning: the profiles' vectors may be stored meanwhile.
-        warm = (model := self._embedder()) is None or self.meaning.ready(model)
         self._memo = {}
         try:
             plan = self._plan(query, source, fusion_sources, conversation_id, language, area)
         finally:
             self._memo = None
-        # A plan decided without vectors it wanted (not yet embedded, or the profiles'
-        # not yet computed) is not kept.
-        complete = not self.meaning.deferred and warm
-        if key is not None and complete:
+        # A plan that deferred the vectors it wanted is not kept; one made before the
+        # profiles' vectors were computed is kept under its own key (``warm``), so a
+        # question asked again while they are computed is not planned again (issue 30).
+        if key is not None and not self.meaning.deferred:
             self._plans[key] = plan
             if len(self._plans) > PLAN_MEMO:
                 self._plans.popitem(last=False)
