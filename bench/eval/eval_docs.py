@@ -68,12 +68,13 @@ HOUSEHOLD_DEV = HERE / "household-dev.yaml"
 HOUSEHOLD_DIR = HERE / "household"
 # A second household (bench/eval/docs/household2/), written by a writer who had read
 # only the user docs, never the answering code: judged like the first. Issue 28's bar
-# (0.90 held out) is the goal printed beside the figure; it is not reached yet (0.731 on
-# 2026-12-03), so the exit code guards that figure with a margin of two answers.
+# (0.90 held out) is the goal printed beside the figure; it is not reached yet (0.788,
+# 82/104, on 2026-12-03), so the exit code guards that figure with a margin of three
+# answers.
 HOUSEHOLD2 = HERE / "household2.yaml"
 HOUSEHOLD2_DIR = HERE / "household2"
 HOUSEHOLD2_GOAL = 0.90
-HOUSEHOLD2_THRESHOLD = 0.70
+HOUSEHOLD2_THRESHOLD = 0.76
 MODES = ("keyword", "semantic", "hybrid")
 # The issue's bars, on the held-out half.
 RECALL_BAR = 0.90
