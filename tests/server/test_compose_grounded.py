@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ PRESSURE = Evidence(
     text="The pressure gauge should read between 1 and 1.5 bar when the heating is cold.",
     ref="/roots/household/boiler.html",
 )
+# The prompt closes with the current time, so a small model's wording moves with the
+# clock; a test that judges the real model's words reads a fixed one.
+MORNING = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
 WIFI = Evidence(
     source="rag",
     title="household: house-notes.txt — Wifi",
@@ -80,7 +84,7 @@ async def test_the_model_answer_cites_the_passage_it_came_from(
     client = await composing_client(make_client, chat_model, tmp_path / "roots")
     service = service_of(client)
     written = await service.compose_grounded(
-        "What should the boiler pressure be?", [PRESSURE], timeout=120
+        "What should the boiler pressure be?", [PRESSURE], timeout=120, now=MORNING
     )
     assert written.text, written.why
     assert "1.5 bar" in written.text
@@ -135,6 +139,11 @@ def test_grounding_needs_every_figure_and_name_in_the_passages() -> None:
     # Words the passages do not hold, or nothing beyond the question, is no answer.
     assert grounding_problem("I have a password for my house.", question, passages)
     assert grounding_problem("The wifi password [1].", question, passages)
+    # The question's own words name its subject; restating them is not made up.
+    pressure = [passage_text(PRESSURE)]
+    boiler = "What should the boiler pressure be?"
+    assert grounding_problem("The boiler should be at 1.5 bar.", boiler, pressure) == ""
+    assert grounding_problem("The boiler should be at 2 bar.", boiler, pressure)
     # The raw model output is judged the same way; a kept answer is cited by file.
     kept = judge_composed("The password is tulip-harbour-42.", question, [WIFI])
     assert kept.text == "The password is tulip-harbour-42 [1, household: house-notes.txt]."

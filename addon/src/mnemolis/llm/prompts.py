@@ -341,11 +341,13 @@ def grounding_problem(answer: str, question: str, passages: Sequence[str]) -> st
         return f"names not in the passages: {', '.join(sorted(names))}"
     have = {w.lower() for w in _WORD.findall(source)}
     content = {w.lower() for w in _WORD.findall(body)} - _FUNCTION
+    asked = {w.lower() for w in _WORD.findall(question)} | numbers_in(question)
     if content:
-        share = len(content & have) / len(content)
+        # The question's own words name what it is about ("the boiler"): restating
+        # them is grounded, though only what the passages add makes it an answer.
+        share = len(content & (have | asked)) / len(content)
         if share < GROUNDED_SHARE:
             return f"only {share:.0%} of its words are in the passages"
-    asked = {w.lower() for w in _WORD.findall(question)} | numbers_in(question)
     if not ((content & have) | numbers_in(body)) - asked:
         return "it says nothing the question did not"
     return ""

@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -439,14 +440,18 @@ class LLMService:
         return written.text or None
 
     async def compose_grounded(
-        self, question: str, evidence: list[Evidence], timeout: float | None = None
+        self,
+        question: str,
+        evidence: list[Evidence],
+        timeout: float | None = None,
+        now: datetime | None = None,
     ) -> Composed:
         """The model's answer from the passages alone, cited; empty with the reason when the
         extractive answer should stand (no model, no output, ungrounded, too slow)."""
         if not self.available or not evidence:
             return Composed("", why="no model" if evidence else "no passages")
         params = ChatParams(
-            messages=prompts.compose_messages(question, evidence),
+            messages=prompts.compose_messages(question, evidence, now),
             max_tokens=COMPOSE_TOKENS,
             temperature=0.0,
             seed=0,
