@@ -455,3 +455,53 @@ async def test_a_condition_follows_the_state_it_names(demo: Any, demo_core: Hass
         await wait_until(
             lambda: demo.app[keys.CORE].services.ha.states["cover.garage_door"]["state"] == "closed"
         )
+
+
+HOUSEHOLD_NOTES = """Household notes
+
+Wifi
+Guest network: Meadowlark-Guest
+Guest password: blue-otter-77
+
+Heating
+The boiler pressure should be between 1 and 1.5 bar when the heating is cold.
+
+Cleaning
+The window cleaner is Sparkle Bright, every third Thursday.
+"""
+
+
+async def test_documents_answer_what_a_home_entity_only_shares_a_word_with(
+    demo_core: HassCore, make_client: Callable[..., Any], tmp_path: Any
+) -> None:
+    """On HA's demo home, which has a `text` helper named "Password", a water heater and
+    windows: "the guest wifi password", "what should the boiler pressure be" and "who is
+    the window cleaner" are answered from the household's notes; a state question stays
+    the home's."""
+    folder = tmp_path / "roots" / "household"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text(HOUSEHOLD_NOTES, encoding="utf-8")
+    client = await make_client(
+        ha={"url": demo_core.url, "token": demo_core.token},
+        rag={"roots": [str(tmp_path / "roots")], "watch": False},
+        cache={"ttl": {"ha": 0}},
+    )
+    core = client.app[keys.CORE]
+    await wait_state(core, "sun.sun", demo_core.get_state("sun.sun")["state"])  # type: ignore[index]
+    names = {s["attributes"].get("friendly_name") for s in demo_core._http("GET", "/api/states")}
+    assert "Password" in names, "the demo home has the text helper this test is about"
+    resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
+    assert resp.status == 201, await resp.text()
+    await core.services.knowledge.wait_idle()
+    for question, fact in (
+        ("What is the guest wifi password?", "blue-otter-77"),
+        ("What should the boiler pressure be?", "1.5 bar"),
+        ("Who is the window cleaner?", "Sparkle Bright"),
+    ):
+        body = await search(client, question)
+        assert body["source_used"] == "rag", (question, body)
+        assert fact in body["result"], (question, body["result"])
+    heater = _state(demo_core, "water_heater.demo_water_heater")
+    body = await search(client, "What temperature is the water heater set to?")
+    assert body["source_used"] == "ha", body
+    assert str(round(float(heater["attributes"]["temperature"]))) in body["result"], body

@@ -344,7 +344,7 @@ class Router:
             and self._configured("rag")
         ):
             sc = self.scores(query)
-            if not sc.names.get("ha") and not_a_state(query):
+            if not sc.said_name("ha") and not_a_state(query):
                 why = f"{part.reason}; but no entity's state answers what is asked: the documents"
                 return PartPlan(query, ["rag"], why, "single")
         return part

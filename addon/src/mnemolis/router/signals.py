@@ -50,6 +50,7 @@ class Hit:
     term: str = ""
     kind: HitKind = "word"
     beats: frozenset[str] = frozenset()  # (shapes) kinds of other sources' hits outranked
+    hint: bool = False  # (names) a look-alike or part of another noun, not the name said
 
 
 @dataclass(slots=True)
@@ -121,6 +122,11 @@ class Scores:
         if not kept:
             del self.hits[source]
             del self.totals[source]
+
+    def said_name(self, source: str) -> bool:
+        """Whether the question says one of this source's live names outright: not a
+        look-alike ("garbage" ≈ "Garage") nor part of another noun ("wifi password")."""
+        return any(h.kind == "name" and not h.hint for h in self.hits.get(source, []))
 
     def explain(self, source: str) -> str:
         """Short human reason: the labels that made ``source`` score."""
@@ -454,11 +460,14 @@ def _score_names(toks: list[str], dynamic: DynamicVocabulary, out: Scores) -> No
         base = DYNAMIC_WEIGHTS.get(source, 2.0)
         for name, length, exact, start in names[:3]:
             weight = base + (1.0 if length > 1 or (source == "ha" and device_near) else 0.0)
-            if not exact and length == 1 and not device_near:
-                weight = min(weight, 1.5)  # "garbage" ≈ "Garage": a hint, not a match
-            if source == "ha" and length == 1 and _compound(toks, start):
-                weight = min(weight, 1.5)  # "the town hall", "the post office": not the Hall
-            out.add(Hit(source, weight, f"name “{name}”", kind="name"))
+            # "garbage" ≈ "Garage"; "the town hall", "the guest wifi password": a hint at
+            # the Garage, the Hall or the Password helper, not a match.
+            hint = (not exact and length == 1 and not device_near) or (
+                source == "ha" and length == 1 and _compound(toks, start)
+            )
+            if hint:
+                weight = min(weight, 1.5)
+            out.add(Hit(source, weight, f"name “{name}”", kind="name", hint=hint))
             out.names.setdefault(source, []).append(name)
 
 
