@@ -298,3 +298,21 @@ def test_why_the_person_asks_weighs_less_than_what_they_ask() -> None:
     battery = "The sealed battery lasts ten years."
     assert relevance.word_coverage("do I need to change the battery", None, battery) < 1.0
     assert relevance.word_coverage("do I need to change the battery", None, battery) >= 0.5
+
+
+def test_whom_a_question_asks_about_must_be_in_the_passage() -> None:
+    """ "What does Mia need to take?" (a second part, "she" said as Mia) is not answered
+    by a recipe's "take them out at 12 min"; her own line, or a file titled with her
+    name, answers. A question about nobody named is untouched."""
+    recipe = "Nan says: chewy = take them out at 12 min, crunchy = 15."
+    line = "Mia has swimming Thurs 4.15 at Leisurelink, needs goggles + 2 towels"
+    question = "what does Mia need to take"
+    assert not relevance.match(question, None, [recipe]).owner
+    assert relevance.match(question, None, [line]).owner
+    assert relevance.match(
+        "When can Biscuit eat again?",
+        None,
+        ["No food for 12 hours."],
+        weak=["household: biscuit-dog-care.txt"],
+    ).owner
+    assert relevance.match("what do I need to take", None, [recipe]).owner

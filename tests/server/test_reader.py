@@ -294,6 +294,33 @@ async def test_a_note_of_one_fact_a_line_is_quoted_by_its_line(
     )
 
 
+SHORTBREAD = """GRAN'S SHORTBREAD
+
+Method
+1. Oven to 160. Rub the butter into the flour and sugar.
+2. Bake 20-25 minutes till pale gold.
+
+Gran says: soft = take them out at 20 min, crisp = 25. Keep in the blue tin.
+"""
+
+
+async def test_a_part_that_refers_back_is_not_answered_from_another_subject(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "… and what does she need to take?" is about Priya's netball: her line says it
+    ("needs her bib"), not the recipe that says "take them out"."""
+    client = await household_client(
+        make_client, tmp_path / "roots", {"week.txt": TERM_NOTE, "shortbread.txt": SHORTBREAD}
+    )
+    await says(
+        client,
+        "what time is Priya's netball on Tuesday and what does she need to take?",
+        "5.30",
+        "bib",
+        absent=("Gran", "20 min", "tin"),
+    )
+
+
 HEATER = """<html><body><h1>Heater manual</h1>
 <h2>Settings</h2>
 <p>The default temperature is 21 degrees. Do not set it above 28 degrees near children.

@@ -989,7 +989,7 @@ class Match:
     things: bool = True  # the text says every household thing the question names
     codes: bool = True  # the text holds every fault code the question names ("E15")
     rival: bool = False  # the text is about another appliance, person or door
-    owner: bool = True  # the text names whose it is asked ("Tom's birthday": Tom)
+    owner: bool = True  # it names whose it is and whom it is about ("Tom's birthday": Tom)
     time: bool = True  # the text gives a time when "when …?" is all that is asked
     number: bool = True  # the text gives a phone number when only that is asked
     attribute: bool = True  # the text holds the attribute asked for (the *password*)
@@ -1038,7 +1038,9 @@ def match(
     rival = names_a_rival(question, *texts, *weak)
     number = gives_the_number(question, *texts)
     attribute = held is None or held[0]
-    owner = names_owners(question, *texts, *weak, strict=False)
+    owner = names_owners(question, *texts, *weak, strict=False) and names_subjects(
+        question, *texts, *weak
+    )
     time = gives_a_time(question, *texts)
     if not model:
         return Match(
@@ -1236,6 +1238,37 @@ def owners_named(question: str) -> tuple[str, ...]:
             continue
         out.append(stem(word))
     return tuple(dict.fromkeys(out))
+
+
+# "what does Mia need to take?", "when can Biscuit eat again?": a name, written with its
+# capital, doing what is asked. A passage that never says it is about someone else.
+_SUBJECT = re.compile(
+    r"\b(?i:do|does|did|has|had|can|could|should|will|would|must)\s+([A-Z][\w-]*)\b"
+)
+
+
+@functools.lru_cache(maxsize=512)
+def subjects_named(question: str) -> tuple[str, ...]:
+    """Stems of the names the question asks something of ("what does Mia need?": mia),
+    less any it only tells of before it asks."""
+    told = _aside_words(question)
+    out: list[str] = []
+    for name in _SUBJECT.findall(question):
+        word = fold(name)
+        if word in STOPWORDS or word in FUNCTION_WORDS or word in told or name == "I":
+            continue
+        out.append(stem(word))
+    return tuple(dict.fromkeys(out))
+
+
+def names_subjects(question: str, *texts: str) -> bool:
+    """Whether the texts (a file's title among them) say whom the question asks about:
+    the recipe's "take them out at 12 min" is no answer to "what does Mia need to take?"."""
+    subjects = subjects_named(question)
+    if not subjects:
+        return True
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    return all(w in have or misspelt_in(w, have) for w in subjects)
 
 
 def names_owners(question: str, *texts: str, strict: bool = True) -> bool:
