@@ -1226,18 +1226,29 @@ def names_every_thing(question: str, *texts: str) -> bool:
 _OWNER = re.compile(r"(?<![\w'\u2019])([A-Z][\w-]*)['\u2019]s\b")
 
 
-@functools.lru_cache(maxsize=512)
-def owners_named(question: str) -> tuple[str, ...]:
-    """Stems of the names that own what the question asks ("when is Tom's birthday?":
-    tom), less any the question only tells of before it asks."""
+def _names_by(pattern: re.Pattern[str], question: str) -> tuple[str, ...]:
+    """Stems of the capitalised names the pattern finds in the question, less function
+    words ("What's", "Let's", "I") and any name it only tells of before it asks."""
     told = _aside_words(question)
     out: list[str] = []
-    for name in _OWNER.findall(question):
+    for name in pattern.findall(question):
         word = fold(name)
-        if word in STOPWORDS or word in FUNCTION_WORDS or word in told or word == "let":
+        if word in STOPWORDS or word in FUNCTION_WORDS or word in told or word in ("let", "i"):
             continue
         out.append(stem(word))
     return tuple(dict.fromkeys(out))
+
+
+def _say_all(names: tuple[str, ...], texts: tuple[str, ...]) -> bool:
+    """Whether the texts say every one of the names (a typing slip still says it)."""
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    return all(w in have or misspelt_in(w, have) for w in names)
+
+
+@functools.lru_cache(maxsize=512)
+def owners_named(question: str) -> tuple[str, ...]:
+    """Stems of the names that own what the question asks ("when is Tom's birthday?": tom)."""
+    return _names_by(_OWNER, question)
 
 
 # "what does Mia need to take?", "when can Biscuit eat again?": a name, written with its
@@ -1249,26 +1260,14 @@ _SUBJECT = re.compile(
 
 @functools.lru_cache(maxsize=512)
 def subjects_named(question: str) -> tuple[str, ...]:
-    """Stems of the names the question asks something of ("what does Mia need?": mia),
-    less any it only tells of before it asks."""
-    told = _aside_words(question)
-    out: list[str] = []
-    for name in _SUBJECT.findall(question):
-        word = fold(name)
-        if word in STOPWORDS or word in FUNCTION_WORDS or word in told or name == "I":
-            continue
-        out.append(stem(word))
-    return tuple(dict.fromkeys(out))
+    """Stems of the names the question asks something of ("what does Mia need?": mia)."""
+    return _names_by(_SUBJECT, question)
 
 
 def names_subjects(question: str, *texts: str) -> bool:
     """Whether the texts (a file's title among them) say whom the question asks about:
     the recipe's "take them out at 12 min" is no answer to "what does Mia need to take?"."""
-    subjects = subjects_named(question)
-    if not subjects:
-        return True
-    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
-    return all(w in have or misspelt_in(w, have) for w in subjects)
+    return _say_all(subjects_named(question), texts)
 
 
 def names_owners(question: str, *texts: str, strict: bool = True) -> bool:
@@ -1278,10 +1277,7 @@ def names_owners(question: str, *texts: str, strict: bool = True) -> bool:
     leaving the owner unsaid answers unless it says whose else it is (a recipe's
     method under the title "Nan's biscuits" never repeats "Nan")."""
     owners = owners_named(question)
-    if not owners:
-        return True
-    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
-    if all(w in have or misspelt_in(w, have) for w in owners):
+    if _say_all(owners, texts):
         return True
     return not strict and not any(_others_own(t, owners) for t in texts)
 
