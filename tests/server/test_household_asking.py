@@ -1103,3 +1103,27 @@ async def test_a_faq_entry_further_down_the_search_is_a_candidate(
         make_client, tmp_path, {"reference.md": reference, "questions.md": faq}
     )
     await says(client, "what can it actually search through?", "nine sources")
+
+
+async def test_each_code_asked_in_one_breath_is_read_from_its_own_row(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What do F22 and F75 mean?" is one ask about two codes: each row says its own
+    (a table with a "what to do" column is a chunk per row), read and spoken."""
+    rows = "".join(
+        f"<tr><td>{code}</td><td>{meaning}</td><td>{todo}</td></tr>"
+        for code, meaning, todo in [
+            ("F22", "Low water pressure", "Top up the pressure with the filling loop."),
+            ("F28", "Ignition failure, no flame after five attempts", "Check the gas supply."),
+            ("F75", "Pressure sensor fault", "Call an engineer."),
+        ]
+    )
+    table = (
+        "<html><body><h1>Boiler</h1><h2>Fault codes</h2><table><tr><th>Code</th><th>Meaning"
+        f"</th><th>What to do</th></tr>{rows}</table></body></html>"
+    )
+    client = await notes_client(make_client, tmp_path, {"boiler.html": table})
+    body = await ask(client, "What do F22 and F75 mean on the boiler?")
+    for form in ("result", "spoken"):
+        assert "Low water pressure" in body[form] and "Pressure sensor fault" in body[form], body
+        assert "Ignition failure" not in body[form], body

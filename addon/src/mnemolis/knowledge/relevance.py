@@ -1199,6 +1199,18 @@ def _codes(text: str) -> frozenset[str]:
     return frozenset(f"{a or c}{n or m}".lower() for a, n, c, m in _CODE.findall(text))
 
 
+def code_spans(text: str) -> list[tuple[str, int, int]]:
+    """Each fault code in the text ("F22", "E 15") with where it stands, in order."""
+    return [
+        (f"{m[1] or m[3]}{m[2] or m[4]}".lower(), m.start(), m.end()) for m in _CODE.finditer(text)
+    ]
+
+
+def names_codes(question: str) -> bool:
+    """Whether the question names a fault code."""
+    return bool(_codes(question))
+
+
 def holds_named_codes(question: str, *texts: str) -> bool:
     """Whether the texts hold the code the question names: a dishwasher's E15 is no line
     of the boiler's table, however alike the words around it. Of several ("the

@@ -615,6 +615,17 @@ ASK_COVERED = 0.6  # share of an ask's own words a passage must say to answer th
 MAX_ASKS_ANSWERED = 3  # passages one answer quotes, one per ask
 
 
+def code_asks(question: str) -> list[str]:
+    """A question about several fault codes asked of each ("What do F22 and F75 mean on
+    the boiler?": "What do F22 mean on the boiler?", then F75's); empty for one code."""
+    found = relevance.code_spans(question)
+    if len({code for code, _, _ in found}) < 2:
+        return []
+    start, end = found[0][1], found[-1][2]
+    asks = [f"{question[:start]}{question[a:b]}{question[end:]}" for _, a, b in found]
+    return list(dict.fromkeys(asks))
+
+
 def each_ask_answered(
     question: str, weights: dict[str, float], found: list[tuple[relevance.Match, Passage]]
 ) -> list[tuple[str, Passage]]:
@@ -631,11 +642,17 @@ def each_ask_answered(
         return []  # "the gauge says 1.2, is that ok?" asks one thing of what it was told
     asks = [a for a in relevance.clause_asks(question) if own(a) or relevance.asks_kind(a)]
     if len(asks) < 2:
+        asks = code_asks(question)  # "what do F22 and F75 mean?": one ask of each code
+    if len(asks) < 2:
         return []
 
     def answers(ask: str, p: Passage) -> bool:
         section, title = _split_title(p.hit.heading, p.hit.path)
         said = relevance.mentions(p.hit.content)[0]
+        if not relevance.holds_named_codes(ask, said, section):
+            return False  # F22's row never answers what F75 means
+        if relevance.names_codes(ask):
+            return True  # the row of the code asked says what it means
         if relevance.asks_kind(ask) and not relevance.gives_what_is_asked(ask, said):
             return False  # "how long does it run?" is not answered by the end date
         if _ASKS_MODEL.search(ask) and not _MODEL_NAME.search(f"{section} {said}"):
@@ -925,13 +942,18 @@ async def _each_ask_found(
     the whole question found nothing, only when every ask finds its own ("who's our
     internet provider and what's their support number?": two record lines)."""
     asks = [a for a in relevance.clause_asks(question) if len(relevance.content_words(a)) >= 2]
+    coded = len(asks) < 2 and len(code_asks(question)) >= 2
+    if coded:
+        asks = code_asks(question)  # "what do F22 and F75 mean?": each code's row
     if not 2 <= len(asks) <= MAX_ASKS_ANSWERED:
         return []
     have = {p.hit.chunk_id for _, p in found}
     extra: list[tuple[relevance.Match, Passage]] = []
     for ask in asks:
         if any(
-            relevance.word_coverage(ask, weights, p.hit.content) >= ASK_COVERED
+            relevance.holds_named_codes(ask, p.hit.content)
+            if coded
+            else relevance.word_coverage(ask, weights, p.hit.content) >= ASK_COVERED
             for _, p in found[:3]
         ):
             continue  # the whole question already found this part's passage
