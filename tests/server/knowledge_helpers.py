@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from pypdf import PdfWriter
+from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from mnemolis.core import Mnemolis
 from mnemolis.knowledge.store import KnowledgeStore
@@ -161,15 +165,43 @@ def text_pdf(pages: int, words: str = "boiler pressure page", fanout: int = 0) -
     return out.getvalue()
 
 
+def make_pdf_lines(pages: list[list[str]]) -> bytes:
+    """A real PDF with several text lines per page (Helvetica, 14 pt leading)."""
+    writer = PdfWriter()
+    for lines in pages:
+        page = writer.add_blank_page(width=612, height=792)
+        font = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
+        stream = DecodedStreamObject()
+        body = " ".join(f"({line}) Tj T*" for line in lines)
+        stream.set_data(f"BT /F1 11 Tf 14 TL 72 720 Td {body} ET".encode("latin-1"))
+        page[NameObject("/Contents")] = writer._add_object(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 async def household_client(
-    make_client: Callable[..., Any], root: Path, files: dict[str, str], **overrides: Any
+    make_client: Callable[..., Any], root: Path, files: dict[str, str | bytes], **overrides: Any
 ) -> Any:
-    """A server with these files registered as the "household" database (and the bundled
-    docs); ``overrides`` are settings (``llm=`` for the embedding model)."""
+    """A server with these files (text, or bytes as a PDF's) registered as the "household"
+    database (and the bundled docs); ``overrides`` are settings (``llm=`` for the
+    embedding model)."""
     folder = root / "household"
     folder.mkdir(parents=True)
     for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            (folder / name).write_bytes(text)
+        else:
+            (folder / name).write_text(text, encoding="utf-8")
     client = await make_client(rag={"roots": [str(root)], "watch": False}, **overrides)
     resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
     assert resp.status == 201, await resp.text()
@@ -178,7 +210,7 @@ async def household_client(
 
 
 async def notes_client(
-    make_client: Callable[..., Any], tmp_path: Path, files: dict[str, str]
+    make_client: Callable[..., Any], tmp_path: Path, files: dict[str, str | bytes]
 ) -> Any:
     """A server with the house notes, the warranty record and these files (which may
     replace them) registered as "household"."""

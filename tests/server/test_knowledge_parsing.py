@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import sqlite3
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pypdf import PdfWriter
-from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from mnemolis.knowledge.chunking import MAX_CHARS, chunk_sections
 from mnemolis.knowledge.database import DocumentDatabase
@@ -24,29 +21,7 @@ from mnemolis.knowledge.parsing import (
 )
 from mnemolis.knowledge.text import fts_query
 
-
-def make_pdf_lines(pages: list[list[str]]) -> bytes:
-    """A real PDF with several text lines per page (Helvetica, 14 pt leading)."""
-    writer = PdfWriter()
-    for lines in pages:
-        page = writer.add_blank_page(width=612, height=792)
-        font = DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-            }
-        )
-        page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
-        )
-        stream = DecodedStreamObject()
-        body = " ".join(f"({line}) Tj T*" for line in lines)
-        stream.set_data(f"BT /F1 11 Tf 14 TL 72 720 Td {body} ET".encode("latin-1"))
-        page[NameObject("/Contents")] = writer._add_object(stream)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
+from .knowledge_helpers import make_pdf_lines
 
 
 def test_markdown_headings_become_section_paths() -> None:
@@ -184,6 +159,18 @@ def test_pdf_heading_lines_start_passages() -> None:
     by_heading = {c.heading: c.content for c in chunks}
     assert by_heading["smoke alarm > page 1 > Chirping"] == "A chirp means end of life."
     assert "2033" in by_heading["smoke alarm > page 1 > Battery"]
+
+
+def test_a_title_over_headed_parts_is_no_lead_into_the_first() -> None:
+    """A PDF page opening with the product's name over its first heading: the name is
+    a passage of its own (what model is it?), not a line of the "Testing" section."""
+    raw = make_pdf_lines(
+        [["SafeHome SA-10 smoke alarm", "Testing", "Press the test button once a week."]]
+    )
+    chunks = chunk_sections(parse_document("smoke-alarm.pdf", raw), name="smoke-alarm.pdf")
+    by_heading = {c.heading: c.content for c in chunks}
+    assert by_heading["smoke alarm > page 1"] == "SafeHome SA-10 smoke alarm"
+    assert by_heading["smoke alarm > page 1 > Testing"] == "Press the test button once a week."
 
 
 def test_long_paragraph_is_split_at_sentences_within_the_cap() -> None:

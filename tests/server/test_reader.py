@@ -13,7 +13,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .knowledge_helpers import ask, core_of, household_client, store_of, wait_for
+from .knowledge_helpers import (
+    HOUSE_NOTES,
+    WARRANTY,
+    ask,
+    core_of,
+    household_client,
+    make_pdf_lines,
+    store_of,
+    wait_for,
+)
 
 Client = Callable[..., Any]
 
@@ -177,13 +186,22 @@ async def test_each_part_of_a_two_part_question_from_its_own_file(
     assert "0W-20" in body["result"] and "31 August 2025" in body["result"], body["result"]
 
 
-async def with_model(make_client: Client, tmp_path: Path, embedding_model: Path) -> Any:
-    """The family's folder searched with the real embedding model (as by default), once
-    every passage is embedded; the bundled docs left out (embedding them takes minutes)."""
+async def with_model(
+    make_client: Client,
+    tmp_path: Path,
+    embedding_model: Path,
+    files: dict[str, str | bytes] | None = None,
+) -> Any:
+    """The family's folder (or these files) searched with the real embedding model (as by
+    default), once every passage is embedded; the bundled docs left out (embedding them
+    takes minutes)."""
     folder = tmp_path / "roots" / "household"
     folder.mkdir(parents=True)
-    for name, text in {"contacts.txt": CONTACTS, "family-notes.txt": NOTES}.items():
-        (folder / name).write_text(text, encoding="utf-8")
+    for name, text in (files or {"contacts.txt": CONTACTS, "family-notes.txt": NOTES}).items():
+        if isinstance(text, bytes):
+            (folder / name).write_bytes(text)
+        else:
+            (folder / name).write_text(text, encoding="utf-8")
     client = await make_client(
         rag={"roots": [str(tmp_path / "roots")], "watch": False},
         llm={"embedding_model": str(embedding_model)},
@@ -454,3 +472,36 @@ async def test_how_much_can_we_spend_is_a_sum_of_money(make_client: Client, tmp_
         "$800",
         absent=("24 hours",),
     )
+
+
+async def test_a_document_title_answers_what_model_it_is_and_nothing_else(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """A guide's title line ("SafeHome SA-10 smoke alarm") over its first section is a
+    passage of its own: it says which model is fitted, read without a "page 1" label,
+    and it never stands in for a section's answer though it says "smoke alarm"."""
+    guide = make_pdf_lines(
+        [
+            [
+                "SafeHome SA-10 smoke alarm",
+                "Testing",
+                "Press the test button once a week. The alarm sounds a loud beep.",
+            ],
+            [
+                "Battery",
+                "The sealed lithium battery lasts ten years. Replace the whole alarm by June 2033.",
+            ],
+            ["Cleaning", "Every six months, vacuum the vents with a soft brush attachment."],
+        ]
+    )
+    files: dict[str, str | bytes] = {
+        "smoke-alarm-guide.pdf": guide,
+        "house-notes.txt": HOUSE_NOTES,
+        "dishwasher-warranty.txt": WARRANTY,
+    }
+    client = await with_model(make_client, tmp_path, embedding_model, files)
+    body = await ask(client, "Which smoke alarm model do we have fitted?")
+    assert "SA-10" in body["result"] and "SA-10" in body["spoken"], body
+    assert "page 1" not in body["result"], body
+    body = await ask(client, "What should I use to get the dust out of the smoke alarm?")
+    assert "vacuum" in body["result"] and "vacuum" in body["spoken"], body

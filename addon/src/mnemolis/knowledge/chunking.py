@@ -631,7 +631,8 @@ def _section_chunks(
             unasked()
             question, waiting = block.text, True
             continue
-        heading = f"{base} > {question}" if base and question else base or question
+        outer = f"{base} > {question}" if base and question else base or question
+        heading = outer
         if block.lead:
             heading = f"{heading} > {block.lead}" if heading else block.lead
         if (
@@ -643,6 +644,11 @@ def _section_chunks(
             # A title over a table is said of every row, not the first: a passage alone
             # (an introduction ending in ":" still leads into the rows).
             chunks.append(Chunk(heading, pending))
+            pending = ""
+        if pending and block.lead and not pending.endswith(":"):
+            # A title over headed parts ("SafeHome SA-10 smoke alarm" over "Testing") names
+            # the whole, not the first part: a passage of its own.
+            chunks.append(Chunk(outer, pending))
             pending = ""
         text = f"{pending}\n{block.text}" if pending else block.text
         pending = ""

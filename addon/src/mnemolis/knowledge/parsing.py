@@ -368,6 +368,10 @@ def _trim_page_tree(reader: Any, limit: int) -> tuple[int, bool]:
     return declared, cut
 
 
+# A PDF page's own heading ("page 3"): where the text is, not what it is about.
+PAGE_HEADING = re.compile(r"page \d+")
+
+
 def pdf_sections(
     raw: bytes, limits: FileLimits | None = None, stop: Callable[[], bool] | None = None
 ) -> Parsed:

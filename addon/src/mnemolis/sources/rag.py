@@ -24,6 +24,7 @@ from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
 from ..knowledge.chunking import ENDS_SENTENCE, file_title
 from ..knowledge.inline import off_loop
+from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, STOPWORDS, query_text
 from ..models import Evidence, SourceAnswer, cited
@@ -445,6 +446,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         if (
             len(text) <= SHORT_RECORD
             and last
+            and not PAGE_HEADING.fullmatch(last)  # "page 1 — …" labels nothing
             and "\n" not in text
             and not ENDS_SENTENCE.search(text)  # a sentence says what it is about itself
             and last.lower() not in text.lower()
@@ -889,6 +891,8 @@ def _judged(
         own = answering_part(p.hit.content)
         if not own.strip():
             continue  # a question on its own (an FAQ's question line): its answer answers
+        if title_line(own.strip(), "") and not _ASKS_MODEL.search(question):
+            continue  # a title alone ("SafeHome SA-10 smoke alarm") says only what it is
         section, title = _split_title(p.hit.heading, p.hit.path)
         said, quoted = relevance.mentions(own)
         texts = [said, section, *context.get(rank, [])]
