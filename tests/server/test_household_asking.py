@@ -1127,3 +1127,18 @@ async def test_each_code_asked_in_one_breath_is_read_from_its_own_row(
     for form in ("result", "spoken"):
         assert "Low water pressure" in body[form] and "Pressure sensor fault" in body[form], body
         assert "Ignition failure" not in body[form], body
+
+
+async def test_what_label_is_asked_is_answered_by_the_line_it_labels(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What serial number goes on the claim form?" asks for the value labelled "Serial
+    number", not the claims sentence that says to quote the serial number."""
+    client = await notes_client(make_client, tmp_path, {})
+    await says(
+        client,
+        "What serial number goes on the dishwasher warranty claim form?",
+        "FD 0123 456789",
+    )
+    body = await ask(client, "What serial number does the oven have?")
+    assert "FD 0123" not in body["result"], body  # the dishwasher's is no oven's

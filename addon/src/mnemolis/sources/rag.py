@@ -51,6 +51,8 @@ GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
 FAQ_WEIGHT = 1.15  # the answer under a heading that asks the question (a FAQ), like steps
+LABEL_WORDS = 2.0  # a label's words in the question weigh this much more
+LABEL_WEIGHT = 1.3  # "what serial number …?": the line labelled "Serial number"
 FAQ_COVERED = 0.75  # of the question's words such a heading says
 KIND_SHARE = 0.34  # a sentence giving the kind of fact asked beats one up to 3x better
 _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
@@ -769,6 +771,31 @@ def named_in_heading(question: str, heading: str, content: str) -> str:
 _RECORD_LINE = re.compile(r"(?:[-*+\u2022]\s+)?([^\s:|][^:\n|]{0,40}):\s+(\S[^\n|]*)")
 
 
+def labels_what_is_asked(question: str, content: str) -> bool:
+    """Whether the passage is a record line whose label the question asks for by name:
+    "What serial number goes on the form?" and "Serial number: FD 0123 456789"."""
+    line = _RECORD_LINE.fullmatch(content.strip())
+    if line is None:
+        return False
+    label = re.escape(line.group(1).strip().lstrip("-*+\u2022 ").strip())
+    return bool(label) and re.match(_ASKS_LABEL.format(label), question, re.IGNORECASE) is not None
+
+
+def _label_weighed(question: str, weights: dict[str, float], content: str) -> dict[str, float]:
+    """The question's word weights with the label's words counting twice: they say what
+    is asked; the rest ("goes on the claim form") only where it is wanted."""
+    line = _RECORD_LINE.fullmatch(content.strip())
+    label = relevance.words_of(line.group(1)) if line else frozenset()
+    return {
+        w: weight * (LABEL_WORDS if relevance.stem(w) in label else 1.0)
+        for w, weight in {w: weights.get(w, 1.0) for w in relevance.content_words(question)}.items()
+    }
+
+
+# "what serial number …", "which email address …", "what's the …": the label asked for.
+_ASKS_LABEL = r"\s*(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|our\s+|my\s+)?{}\b"
+
+
 def sibling_named(scored: list[Scored]) -> list[Scored]:
     """Of two record lines side by side ("Appliance: … model SMS4HVI33G", "Serial number:
     …"), the one naming every thing asked about ("the model number") answers; the other,
@@ -896,8 +923,14 @@ def _judged(
         section, title = _split_title(p.hit.heading, p.hit.path)
         said, quoted = relevance.mentions(own)
         texts = [said, section, *context.get(rank, [])]
+        labelled = labels_what_is_asked(question, p.hit.content)
         found = relevance.match(
-            question, weights, texts, p.similarity, model=model, weak=[title, quoted]
+            question,
+            _label_weighed(question, weights, p.hit.content) if labelled else weights,
+            texts,
+            p.similarity,
+            model=model,
+            weak=[title, quoted],
         )
         if found.answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
@@ -918,6 +951,8 @@ def _judged(
                 # A heading asking this very question; an entry that sends the reader to
                 # another question's answer ("read Section 2.1, …") stays behind that one.
                 weight = max(weight, FAQ_WEIGHT)
+            if labelled:
+                weight = max(weight, LABEL_WEIGHT)
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
                 weight *= TECHNICAL_WEIGHT  # asked in plain words: answered in plain words
             scored.append((found, weight * found.value, about, rank, p))
