@@ -78,6 +78,24 @@ from mnemolis.spoken import spoken_form
         ("Tag it `[car, parking]`.", "Tag it car, parking."),
         # A command alone is still said (there is nothing else to say).
         ("```\nmnemolis rag reindex manuals\n```", "mnemolis rag reindex manuals."),
+        # Its citation is no words that come with it: the command is said, not nothing.
+        (
+            "```\n--disable-wrapping Disable all hard-wrapping of text\n```\n[1, nano: faq.html]",
+            "--disable-wrapping Disable all hard-wrapping of text.",
+        ),
+        # Names each with its link: the names are said as a list, no dash left over.
+        (
+            "info-nano - https://lists.gnu.org/mailman/listinfo/info-nano/\n"
+            "help-nano - https://lists.gnu.org/mailman/listinfo/help-nano/ [1, nano: faq.html]",
+            "info-nano, help-nano.",
+        ),
+        (
+            "info-nano - https://lists.gnu.org/info-nano/ help-nano - https://lists.gnu.org/"
+            "help-nano/ nano-devel - https://lists.gnu.org/nano-devel/",
+            "info-nano, help-nano, nano-devel.",
+        ),
+        # A reStructuredText role is markup: the name it marks is said.
+        ("Yes, use :meth:`@send_task`. [1, celery: faq.rst]", "Yes, use @send_task."),
         ("", ""),
     ],
 )

@@ -96,22 +96,36 @@ def _command_said(m: re.Match[str]) -> str:
     return f": {command}.\n"
 
 
+# reStructuredText's role before a literal (":meth:`send_task`") is markup, not a word.
+_RST_ROLE = re.compile(r"(?<![\w:]):[a-z][\w-]*:(?=`)")
+# A thing named with its link ("info-nano - https://… help-nano - https://…", list lines
+# an HTML page's <br> joined): the names are said as a list, the links are not.
+_NAMED_LINK = re.compile(r"(?<=\S)[ \t]+[-\u2013\u2014][ \t]+(<?" + URL_BODY + r">?)", re.I)
+_LEFT_COMMA = re.compile(r"[,;]+(?=\s*(?:[.!?]\s|[.!?]?$))")
+
+
+def _named_link(m: re.Match[str]) -> str:
+    """The name alone, a comma after it; a local address (with a port) is said too."""
+    link = _URL.match(m.group(1))
+    return m.group(0) if link is not None and _said_url(link) else ","
+
+
 def plain_text(text: str) -> str:
     """Markdown, URLs and citation markers removed; paragraphs and items become sentences.
 
     Fenced code (a config file, a command) is not read aloud when words come with it:
     "add Mnemolis to claude_desktop_config.json:" is said, its JSON is for reading.
     """
-    text = _LED_CODE.sub(_command_said, text)
+    text = _RST_ROLE.sub("", _LED_CODE.sub(_command_said, text))
     without_code = _FENCED.sub("\n", text)
-    if without_code.strip(" \n:"):
+    if _CITE.sub("", without_code).strip(" \n:"):  # a citation mark is no words
         # "add it to claude_desktop_config.json:" led into the code: now it ends a sentence.
         text = re.sub(r":[ \t]*(?=\n|$)", ".", without_code.rstrip())
-    text = _join_lines(text)
+    text = _join_lines(_NAMED_LINK.sub(_named_link, text))
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _SEE_URL.sub("", text)
     text = _URL.sub(_said_url, text)
-    text = _CITE.sub("", text)
+    text = _LEFT_COMMA.sub("", _CITE.sub("", text))
     text = _MD_MARK.sub("", text)
     text = _CELL_BREAK.sub("; ", text)  # "Code: F28 | Meaning: …": cells read as clauses
     # Markup left over (a literal "[car, parking]" list too) is not said.
