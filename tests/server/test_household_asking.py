@@ -1069,6 +1069,25 @@ async def test_where_the_fact_was_put_is_not_what_is_asked(
     )
 
 
+def test_sentences_set_two_spaces_apart_are_prose_not_a_table() -> None:
+    """Plain-text files often put two spaces after a full stop; two such lines in a row
+    are sentences, never a space-aligned table whose "header" is half a sentence (the
+    quote read "to see if the answer it?: you have, well, then panic., If: Or, …")."""
+    text = (
+        "Have you checked the FAQs on the\n"
+        "website, to see if the answer is there?  If\n"
+        "you have, well, then panic.  Or, alternatively, you could\n"
+        "ask on the mailing list."
+    )
+    assert _units(text) == [
+        "Have you checked the FAQs on the website, to see if the answer is there?",
+        "If you have, well, then panic.",
+        "Or, alternatively, you could ask on the mailing list.",
+    ]
+    table = "Date        Item          Cost\n03/02/2026  New tires     $612.40"
+    assert _units(table) == ["Date: 03/02/2026, Item: New tires, Cost: $612.40"]
+
+
 def test_a_wrapped_list_item_stays_one_even_without_its_indent() -> None:
     """A list item wrapped onto a line that lost its indent (the chunk's lines are
     stripped) is one item, never quoted cut off at "that sends the whole"."""

@@ -160,6 +160,15 @@ def _column_of(cell: tuple[int, int, str], head: list[tuple[int, int, str]]) -> 
     return max(range(len(head)), key=fit)
 
 
+def names_columns(cells: list[str]) -> bool:
+    """Whether a line's cells are a header naming columns ("Date", "Cost ($)"), not
+    sentences set two spaces apart ("… to see if the answer it?  If you have …")."""
+    return len(cells) >= 2 and not any(
+        len(text) > 30 or text[0].islower() or text[-1] in ".,;!?" or any(c.isdigit() for c in text)
+        for text in cells
+    )
+
+
 def _spaced_table(raw: list[str]) -> list[str] | None:
     """A space-aligned text table's rows under its header ("Date: … | Cost: $612"), or None.
 
@@ -173,11 +182,8 @@ def _spaced_table(raw: list[str]) -> list[str] | None:
     head = _columns(lines[0])
     if len(head) < 2 or len(_COLUMN_GAP.findall(lines[0].strip())) != len(head) - 1:
         return None
-    if any(
-        len(text) > 30 or text[0].islower() or text[-1] in ".,;!?" or any(c.isdigit() for c in text)
-        for _, _, text in head
-    ):
-        return None  # a header names its columns: "Date", "Cost ($)", not "works fine."
+    if not names_columns([text for _, _, text in head]):
+        return None
     body = lines[1:]
     if body and _COLUMN_RULE.fullmatch(body[0]):
         body = body[1:]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
-from ..knowledge.chunking import ENDS_SENTENCE, file_title
+from ..knowledge.chunking import ENDS_SENTENCE, file_title, names_columns
 from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
@@ -260,7 +260,9 @@ def _table_rows(lines: list[str]) -> list[str] | None:
     Cost: $612.40"); None when the lines are no such table."""
     cells = [re.split(r"\s{2,}|\t+", line.strip()) for line in lines]
     header = cells[0]
-    if len(header) < 2 or len(lines) < 2 or any(len(c) != len(header) for c in cells[1:]):
+    if not names_columns(header) or len(lines) < 2:
+        return None  # two-spaced sentences ("… the answer it?  If you have, …") are prose
+    if any(len(c) != len(header) for c in cells[1:]):
         return None
     return [", ".join(f"{h}: {v}" for h, v in zip(header, row, strict=True)) for row in cells[1:]]
 
