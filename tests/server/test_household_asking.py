@@ -1161,3 +1161,23 @@ async def test_what_label_is_asked_is_answered_by_the_line_it_labels(
     )
     body = await ask(client, "What serial number does the oven have?")
     assert "FD 0123" not in body["result"], body  # the dishwasher's is no oven's
+
+
+async def test_what_a_thing_is_is_answered_by_the_sentence_saying_it_is(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What is Larkspur?" is answered by "Larkspur is a small catalogue program …", not
+    by a sentence that only mentions it, though that one shares as many words and comes
+    first. An FAQ's answers read without their questions have this shape."""
+    about = (
+        "# About Larkspur\n\n"
+        "In March 2019, Larkspur was adopted by the town library as its catalogue tool. "
+        "Larkspur reached version 2.0 that summer.\n\n"
+        "Larkspur is a small catalogue program for home book collections, written to "
+        "replace a card index.\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"larkspur.md": about})
+    await says(client, "What is Larkspur?", "small catalogue program", never="March 2019")
+    await says(client, "what's Larkspur?", "small catalogue program", never="March 2019")
+    # Not a definition asked: the sentence sharing the words answers as ever.
+    await says(client, "When was Larkspur adopted by the library?", "March 2019")

@@ -50,6 +50,7 @@ STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
+DEFINES_WEIGHT = 1.1  # "what is X?": the sentence saying "X is …", not one that mentions X
 FAQ_WEIGHT = 1.15  # the answer under a heading that asks the question (a FAQ), like steps
 LABEL_WORDS = 2.0  # a label's words in the question weigh this much more
 LABEL_WEIGHT = 1.3  # "what serial number …?": the line labelled "Serial number"
@@ -475,6 +476,9 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         ]
         if giving:
             best = max(giving, key=lambda i: (scores[i], named[i], -i))
+    defining = [i for i, u in enumerate(units) if scores[i] > 0 and defines(question, u)]
+    if defining:
+        best = defining[0]  # "what is GNU nano?": "GNU nano was designed to be …"
     if how:
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
         # …"), not by what happens then ("The boiler restarts …") though it says "boiler".
@@ -698,6 +702,37 @@ def each_ask_answered(
     return picked[:MAX_ASKS_ANSWERED]
 
 
+# "What is GNU nano?", "what's fetchmail and why should I bother?": what a thing is.
+_ASKS_WHAT_IS = re.compile(
+    r"\s*what(?:'s|\s+is|\s+are)\s+(?:(?:a|an|the)\s+)?(?P<thing>\w[\w+./-]*(?:\s+[\w+./-]+){0,3}?)"
+    r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _thing_defined(question: str) -> str | None:
+    """The thing a "what is X?" question (or one of its asks) asks to have defined."""
+    for ask in relevance.clause_asks(question):
+        m = _ASKS_WHAT_IS.match(ask)
+        if m is not None:
+            return m.group("thing")
+    return None
+
+
+def defines(question: str, unit: str) -> bool:
+    """Whether the sentence opens with the thing a "what is X?" asks about and a verb "to
+    be" ("GNU nano was designed to be …", "Fetchmail is a one-stop solution …"): it says
+    what the thing is, where another only mentions it ("In February 2001, nano was …")."""
+    thing = _thing_defined(question)
+    if thing is None:
+        return False
+    names = {thing, thing.split()[-1]}  # "GNU nano": "nano is …" defines it too
+    return any(
+        re.match(rf"\s*(?:(?:a|an|the)\s+)?{re.escape(n)}\s+(?:is|are|was|were)\b", unit, re.I)
+        for n in names
+    )
+
+
 def forbids(question: str, text: str) -> bool:
     """Whether the text tells you not to do what a "how do I …?" question asks how to do:
     "If it locks out again after two resets, do not keep resetting it" is no way to reset."""
@@ -908,6 +943,7 @@ def _judged(
         or relevance.ASKS_MONEY.match(itself)
     )
     files = {Path(p.hit.path).name for p in passages}
+    what_is = _thing_defined(question) is not None
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
     scored = []
@@ -955,6 +991,8 @@ def _judged(
                 weight = max(weight, FAQ_WEIGHT)
             if labelled:
                 weight = max(weight, LABEL_WEIGHT)
+            if what_is and any(defines(question, u) for u in _units(own)):
+                weight = max(weight, DEFINES_WEIGHT)
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
                 weight *= TECHNICAL_WEIGHT  # asked in plain words: answered in plain words
             scored.append((found, weight * found.value, about, rank, p))
