@@ -1181,3 +1181,24 @@ async def test_what_a_thing_is_is_answered_by_the_sentence_saying_it_is(
     await says(client, "what's Larkspur?", "small catalogue program", never="March 2019")
     # Not a definition asked: the sentence sharing the words answers as ever.
     await says(client, "When was Larkspur adopted by the library?", "March 2019")
+
+
+async def test_a_yes_or_no_question_is_answered_by_the_entry_that_says_which(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """An FAQ's answers read without their questions: "Is Quill dependent on pickle?" is
+    answered by the entry opening "No, …", not by a note that mentions both words; and an
+    entry opening "No, …" is quoted from there, not from the list item sharing a word."""
+    faq = (
+        "# Storage\n\n"
+        "Whatever Quill depends on, the photo album also uses pickle for its cache.\n\n"
+        "No, Quill can store notes in any format you like. JSON, YAML and pickle are "
+        "built in.\n\n"
+        "# Size\n\n"
+        "No, such numbers have been reported in a few places. The numbers today are:\n\n"
+        "- core: 7,141 lines of code\n"
+        "- tests: 14,209 lines\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"quill-faq.md": faq})
+    await says(client, "Is Quill dependent on pickle?", "any format", never="photo album")
+    await says(client, "Does Quill really have 50,000 lines of code?", "No, such numbers")

@@ -50,6 +50,7 @@ STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
+YES_NO_WEIGHT = 1.1  # "is it …?": an answer that opens "Yes, …" or "No, …" answers it
 DEFINES_WEIGHT = 1.1  # "what is X?": the sentence saying "X is …", not one that mentions X
 FAQ_WEIGHT = 1.15  # the answer under a heading that asks the question (a FAQ), like steps
 LABEL_WORDS = 2.0  # a label's words in the question weigh this much more
@@ -545,6 +546,12 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         # about the same words is a neighbouring fact ("Liquid detergent goes in the left
         # compartment." before the softener's compartment) and stays out.
         start = best - 1
+    if (
+        start > 0
+        and says_yes_or_no(question, units[0])
+        and sum(len(u) + 1 for u in units[: best + 1]) <= QUOTE_MAX
+    ):
+        start = 0  # "Does it really have 50,000 lines?": "No, …" first, then the figures
     picked = units[start : best + 1]
     length = sum(len(u) + 1 for u in picked)
     # A record line holding the attribute asked ("Guest password: …") is the answer whole.
@@ -700,6 +707,27 @@ def each_ask_answered(
     if len(picked) < 2:
         return []
     return picked[:MAX_ASKS_ANSWERED]
+
+
+# "Is Celery dependent on pickle?", "does it support priorities?": asked yes or no.
+_ASKS_YES_NO = re.compile(
+    r"\s*(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|may|must)\b"
+    r"(?!\s+(?:what|which|who|where|when|how)\b)",
+    re.IGNORECASE,
+)
+# An answer that says which ("No, Celery can support any serialization scheme."), an
+# FAQ's "Answer:" label before it or not.
+_SAYS_YES_NO = re.compile(
+    r"\s*(?:\**answer\**\s*:\**\s*)?(?:yes|no)\b\s*[,.;:!\u2013\u2014-]", re.IGNORECASE
+)
+
+
+def says_yes_or_no(question: str, unit: str) -> bool:
+    """Whether a yes/no question meets a sentence opening with "Yes," or "No,": the
+    direct answer of an FAQ entry, where the rest of the entry says why."""
+    return _ASKS_YES_NO.match(relevance.asked(question)) is not None and bool(
+        _SAYS_YES_NO.match(unit)
+    )
 
 
 # "What is GNU nano?", "what's fetchmail and why should I bother?": what a thing is.
@@ -991,6 +1019,8 @@ def _judged(
                 weight = max(weight, FAQ_WEIGHT)
             if labelled:
                 weight = max(weight, LABEL_WEIGHT)
+            if says_yes_or_no(question, own):
+                weight = max(weight, YES_NO_WEIGHT)
             if what_is and any(defines(question, u) for u in _units(own)):
                 weight = max(weight, DEFINES_WEIGHT)
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
