@@ -1202,3 +1202,23 @@ async def test_a_yes_or_no_question_is_answered_by_the_entry_that_says_which(
     client = await notes_client(make_client, tmp_path, {"quill-faq.md": faq})
     await says(client, "Is Quill dependent on pickle?", "any format", never="photo album")
     await says(client, "Does Quill really have 50,000 lines of code?", "No, such numbers")
+
+
+async def test_an_faq_entry_is_quoted_from_its_opening_paragraph(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Under a heading asking the very question every paragraph of the entry matches it
+    whole; the answer is its opening ("In the grey lockbox …"), not a later paragraph
+    that repeats the question's words more often, nor a line trailing a command."""
+    faq = (
+        "# House FAQ\n\n"
+        "## Where does the spare key live?\n\n"
+        "In the grey lockbox by the back door; the code is on the fridge.\n\n"
+        "We moved the spare key there in 2023, after the spare key under the mat went "
+        "missing.\n\n"
+        "Ask Tom if the spare key is not in the lockbox.\n\n"
+        "## Who mows the lawn?\n\n"
+        "Sam from next door, every second Saturday.\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"house-faq.md": faq})
+    await says(client, "Where does the spare key live?", "grey lockbox", never="2023")

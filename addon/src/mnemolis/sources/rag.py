@@ -56,6 +56,7 @@ FAQ_WEIGHT = 1.15  # the answer under a heading that asks the question (a FAQ), 
 LABEL_WORDS = 2.0  # a label's words in the question weigh this much more
 LABEL_WEIGHT = 1.3  # "what serial number …?": the line labelled "Serial number"
 FAQ_COVERED = 0.75  # of the question's words such a heading says
+ENTRY_TIE = 0.03  # an FAQ entry's paragraphs this close to its best are read from the first
 KIND_SHARE = 0.34  # a sentence giving the kind of fact asked beats one up to 3x better
 _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
 # "How do I …?" ("what am I supposed to do?", "how I make …"), and the same asked as an
@@ -1028,6 +1029,7 @@ def _judged(
             scored.append((found, weight * found.value, about, rank, p))
     scored = sibling_named(scored)
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
+    scored = _entry_opening(scored)
     ranked = [(m, p) for m, _, _, _, p in scored]
     if ranked:
         top, best = ranked[0]
@@ -1036,6 +1038,26 @@ def _judged(
             # The list answers as its best item did; the figures chose the item.
             ranked = [(top, pick)] + [(m, p) for m, p in ranked if p is not pick]
     return ranked
+
+
+def _entry_opening(scored: list[Scored]) -> list[Scored]:
+    """Of an FAQ entry's paragraphs (nearly) tied at the top, each under the heading that
+    asks this question and so matching it whole, its first: an answer opens with what it
+    says ("This answer covers sendmail 8.9 and up …"), not with a line further down ("in
+    /etc/mail.", "There's another one that may be useful to know about:")."""
+    if not scored or not _asks(scored[0][4].hit.heading) or scored[0][2] < FAQ_COVERED:
+        return scored
+    value, about, top = scored[0][1], scored[0][2], scored[0][4]
+    tied = [
+        t
+        for t in scored
+        if t[1] >= value - ENTRY_TIE
+        and t[2] == about
+        and t[4].hit.path == top.hit.path
+        and t[4].hit.heading == top.hit.heading
+    ]
+    first = min(tied, key=lambda t: t[4].hit.ord)
+    return scored if first is scored[0] else [first, *(t for t in scored if t is not first)]
 
 
 async def _each_ask_found(
