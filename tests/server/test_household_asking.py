@@ -1222,3 +1222,41 @@ async def test_an_faq_entry_is_quoted_from_its_opening_paragraph(
     )
     client = await notes_client(make_client, tmp_path, {"house-faq.md": faq})
     await says(client, "Where does the spare key live?", "grey lockbox", never="2023")
+
+
+async def test_a_compound_written_open_in_the_notes_answers_it_written_closed(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """The contact list says "Air con service", the question "aircon": the same word, so
+    the trade's line answers, not the manual's "call a service agent". Two function words
+    side by side are no compound ("we are" is no "wear")."""
+    contacts = (
+        "# Trades\n\n- Air con service: Frostline Cooling, 0491 570 111\n"
+        "- Plumber: Dan Reyes, 0491 570 222\n"
+    )
+    manual = "# Aircon manual\n\nCall an agent if the unit shows E1 for an hour.\n"
+    client = await notes_client(
+        make_client, tmp_path, {"contacts.md": contacts, "aircon-manual.md": manual}
+    )
+    await says(client, "who do we get to service the aircon?", "Frostline", never="E1")
+    assert "wear" not in relevance.words_of("Ruth feeds the cat when we are away.")
+
+
+async def test_a_name_the_question_asks_about_must_be_in_the_line(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "When's Sam due at the dentist?" is not answered by the line about Mia's check-up:
+    the name the question asks about ("when's Sam", "is Sam") must be in the passage,
+    as for "does Mia …"; a name owning the thing ("is Bec's ring covered?") is whose
+    it is, and a line not naming anyone else still answers it."""
+    contacts = (
+        "# Family\n\n- Dentist: Dr. Hugh Park, (03) 5550 1234. Mia's check-up is due in March.\n"
+    )
+    policy = "# Contents policy\n\n## What is covered\n\nSpecified item: engagement ring, $6,200.\n"
+    client = await notes_client(
+        make_client, tmp_path, {"family.md": contacts, "contents-policy.md": policy}
+    )
+    await says(client, "When's Mia due at the dentist?", "March")
+    body = await ask(client, "When's Sam due at the dentist?")
+    assert "March" not in body["result"] and body["source_used"] == "none", body
+    await says(client, "Is Bec's engagement ring covered, and for how much?", "$6,200")

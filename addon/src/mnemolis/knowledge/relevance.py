@@ -74,6 +74,9 @@ def stem(word: str) -> str:
 _NUMBER_TOKEN = re.compile(r"\d+(?:[.,:]\d+)+")
 
 
+_OPEN_COMPOUND = re.compile(r"(?=\b([^\W\d_]{2,5})[ -]([^\W\d_]{2,5})\b)")
+
+
 @functools.lru_cache(maxsize=4096)
 def words_of(text: str) -> frozenset[str]:
     """Stems of a text's words, and its numbers whole ("0.5", "6:30") as a question holds
@@ -82,6 +85,14 @@ def words_of(text: str) -> frozenset[str]:
     one = joined(text)
     if one != text:  # "Wi-Fi" holds "wi", "fi" and "wifi"
         words += _WORD.findall(one)
+    # A compound written open holds the closed one too: "Air con" says "aircon", "lock
+    # box" says "lockbox" (two short words side by side, as the question may join them).
+    # Never of a function word: "we are" is no "weare" (nor, stemmed, "wear").
+    words += [
+        a + b
+        for a, b in _OPEN_COMPOUND.findall(text)
+        if fold(a) not in STOPWORDS and fold(b) not in STOPWORDS
+    ]
     return frozenset(stem(fold(w)) for w in words) | frozenset(_NUMBER_TOKEN.findall(text))
 
 
@@ -1243,8 +1254,8 @@ def _names_by(pattern: re.Pattern[str], question: str) -> tuple[str, ...]:
     words ("What's", "Let's", "I") and any name it only tells of before it asks."""
     told = _aside_words(question)
     out: list[str] = []
-    for name in pattern.findall(question):
-        word = fold(name)
+    for m in pattern.finditer(question):
+        word = fold(next(g for g in m.groups() if g))
         if word in STOPWORDS or word in FUNCTION_WORDS or word in told or word in ("let", "i"):
             continue
         out.append(stem(word))
@@ -1263,10 +1274,13 @@ def owners_named(question: str) -> tuple[str, ...]:
     return _names_by(_OWNER, question)
 
 
-# "what does Mia need to take?", "when can Biscuit eat again?": a name, written with its
-# capital, doing what is asked. A passage that never says it is about someone else.
+# "what does Mia need to take?", "when can Biscuit eat again?", "when's Lachie due at the
+# dentist?": a name, written with its capital, doing what is asked. A passage that never
+# says it is about someone else.
 _SUBJECT = re.compile(
-    r"\b(?i:do|does|did|has|had|can|could|should|will|would|must)\s+([A-Z][\w-]*)\b"
+    r"\b(?i:do|does|did|has|had|can|could|should|will|would|must|is|was)\s+([A-Z][\w-]*)\b"
+    r"(?!['\u2019]s\b)"  # "is Bec's ring covered?": whose it is (an owner), not who does
+    r"|\b(?i:when|where|what|who|how)['\u2019]s\s+([A-Z][\w-]*)\b(?!['\u2019]s\b)"
 )
 
 
