@@ -1260,3 +1260,28 @@ async def test_a_name_the_question_asks_about_must_be_in_the_line(
     body = await ask(client, "When's Sam due at the dentist?")
     assert "March" not in body["result"] and body["source_used"] == "none", body
     await says(client, "Is Bec's engagement ring covered, and for how much?", "$6,200")
+
+
+async def test_a_one_digit_fault_code_told_first_is_what_is_asked(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Air conditioners show one-digit codes (E1, F3, P4). "Split system's showing F3. Can
+    I fix that myself …?" asks about F3, told before the question: its row answers, and
+    a passage sharing only "fix" ("a fixed term") never does, since it lacks the code."""
+    manual = (
+        "<html><body><h1>Split system manual</h1><h2>Error codes</h2><table>"
+        "<tr><th>Code</th><th>Meaning</th><th>What to do</th></tr>"
+        "<tr><td>E1</td><td>Room sensor fault</td><td>Call a service agent</td></tr>"
+        "<tr><td>F3</td><td>Outdoor coil sensor fault</td><td>Call a service agent</td></tr>"
+        "<tr><td>P4</td><td>Compressor overheating</td><td>Clear leaves from the unit</td></tr>"
+        "</table></body></html>"
+    )
+    lease = "# Lease\n\nTerm: a fixed term of 12 months from 1 March 2026.\n"
+    client = await notes_client(
+        make_client, tmp_path, {"split-system.html": manual, "lease.md": lease}
+    )
+    body = await ask(
+        client, "Split system's showing F3. Can I fix that myself or do I need to get someone out?"
+    )
+    assert "Outdoor coil" in body["result"] and "fixed term" not in body["result"], body
+    assert relevance.code_spans("what do E1 and P4 mean?") == [("e1", 8, 10), ("p4", 15, 17)]

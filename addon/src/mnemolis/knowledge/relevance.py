@@ -297,7 +297,12 @@ def _aside_words(question: str) -> frozenset[str]:
     head = (_own_words(said) | kept) - readings_checked(text)
     if not head:
         return frozenset()
-    return frozenset(w for part in aside for w in content_words(part) if w not in head)
+    # A fault code told first is what the question is about ("Split system's showing F3.
+    # Can I fix that myself?"): it names exactly one thing, never an aside.
+    codes = _codes(question)
+    return frozenset(
+        w for part in aside for w in content_words(part) if w not in head and w not in codes
+    )
 
 
 # What a thing told of is needed for: "I need the internet code *to get my tablet working*".
@@ -521,14 +526,20 @@ def idf_weights(
     freq, total = doc_freq(wanted)
     return {
         w: math.log1p(max(total, 1) / (1 + freq.get(w, 0)))
-        * (FUNCTION_SHARE if w in FUNCTION_WORDS else CODE_BOOST if _CODE.fullmatch(w) else 1.0)
+        * (
+            FUNCTION_SHARE
+            if w in FUNCTION_WORDS
+            else CODE_BOOST
+            if _IDENTIFIER.fullmatch(w)
+            else 1.0
+        )
         for w in wanted
     }
 
 
 # A code or model number ("F75", "SMS4HVI33G") names exactly one thing: in "the display
 # shows F75, is that something I can fix?" it outweighs the words around it.
-_CODE = re.compile(r"(?=\w*\d)(?=\w*[^\W\d])\w{2,}")
+_IDENTIFIER = re.compile(r"(?=\w*\d)(?=\w*[^\W\d])\w{2,}")
 CODE_BOOST = 2.0
 
 
@@ -1203,7 +1214,7 @@ _FREE = re.compile(r"\b(?:free|no charge|nothing|not a penny|not a cent)\b", re.
 
 # A fault or error code as displays show them: "E15", "F22", and "F 75" read as "F75";
 # never a word before a number ("at 12", "by 12 October").
-_CODE = re.compile(r"\b([A-Za-z]{1,2})(\d{2,3})\b|\b([A-Z]) (\d{2,3})\b")
+_CODE = re.compile(r"\b([A-Za-z]{1,2})(\d{1,3})\b|\b([A-Z]) (\d{2,3})\b")
 
 
 def _codes(text: str) -> frozenset[str]:
