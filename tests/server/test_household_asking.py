@@ -1285,3 +1285,20 @@ async def test_a_one_digit_fault_code_told_first_is_what_is_asked(
     )
     assert "Outdoor coil" in body["result"] and "fixed term" not in body["result"], body
     assert relevance.code_spans("what do E1 and P4 mean?") == [("e1", 8, 10), ("p4", 15, 17)]
+
+
+async def test_how_big_is_answered_by_a_size(make_client: Client, tmp_path: Path) -> None:
+    """ "How big's the hot water tank?" asks for a size: the manual's "250 litre tank"
+    answers, not the house notes' line about where the hot water system stands, though
+    that one shares more words."""
+    notes = "# Hot water\n\nThe hot water is a heat pump on the left side of the house.\n"
+    manual = (
+        "<html><body><h1>Heat pump owner's guide</h1><p>Your system heats water outside and "
+        "stores it in a 250 litre tank. It runs mostly in the day.</p></body></html>"
+    )
+    client = await notes_client(
+        make_client, tmp_path, {"hot-water.md": notes, "heat-pump-guide.html": manual}
+    )
+    await says(client, "How big's the hot water tank?", "250 litre", never="left side")
+    assert relevance.gives_what_is_asked("what size is the aircon?", "Model K-71 (7.1 kW)")
+    assert not relevance.gives_what_is_asked("how big is the pool?", "We bought it in 2021.")

@@ -727,6 +727,19 @@ ASKS_TARGET = re.compile(
 _TARGET = re.compile(
     r"\b(?:should|between|normal|ideal|at least|no more than|no less than|keep it)\b", re.I
 )
+# "How big's the hot water tank?", "what size is the pool?": a size, a figure with its
+# unit ("315 litre tank", "7.1 kW", "12 m"), never a count or a price.
+ASKS_SIZE = re.compile(
+    r"\s*(?:how (?:big|large|small|wide|tall|high|deep|heavy)\b|(?:what|which) (?:size|capacity)\b"
+    r"|how much (?:does|can|will) (?:it|the [\w -]{1,30}?) hold\b)",
+    re.I,
+)
+_SIZE = re.compile(
+    r"\d[\d.,]*\s*(?:-\s*)?(?:litres?|liters?|l|ml|gallons?|kw|kilowatts?|w|watts?|m\u00b2|m2"
+    r"|sq(?:uare)?\s*(?:m|metres?|meters?|ft|feet)|metres?|meters?|m|cm|mm|inch(?:es)?|ft|feet"
+    r"|kg|kilos?|kilograms?|tonnes?|lbs?|kb|mb|gb|tb)\b",
+    re.I,
+)
 # "How much can we spend on it?", "how much money …": a sum of money.
 ASKS_MONEY = re.compile(
     r"\s*how much (?:money\b|(?:can|could|may|should|do|did|will|would|are) (?:we|i|you|they)"
@@ -741,6 +754,7 @@ _MONEY = re.compile(
 _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (ASKS_MONEY, _MONEY),
     (ASKS_TEMPERATURE, _TEMPERATURE),
+    (ASKS_SIZE, _SIZE),
     (ASKS_TARGET, _TARGET),
     (_ASKS_COST, _COST),
     (_ASKS_PHONE, _PHONE),
@@ -802,6 +816,11 @@ _KIND_WORDS = frozenset(
 # Words that only say what kind of fact is asked for ("how long", "at what point").
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
+    # "How big's the tank?" asks for a size: the answer says "250 litre", never "big".
+    (
+        re.compile(r"\s*(?:how (?:big|large|wide|tall|high|deep|heavy)|what size)\b", re.I),
+        {"big", "large", "wide", "tall", "high", "deep", "heavy", "size"},
+    ),
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
     # "What are the steps to clean the filter?" asks how, not about steps.
     (

@@ -965,9 +965,10 @@ def _judged(
         or relevance.ASKS_WHEN_TO.match(itself)
         or relevance.ASKS_UNTIL.match(itself)
         or relevance.ASKS_CHECK.match(question)
-        # "What temperature …?", "what should the pH be?", "how much can we spend?": by
-        # the figure asked for.
+        # "What temperature …?", "how big is the tank?", "what should the pH be?", "how
+        # much can we spend?": by the figure asked for.
         or relevance.ASKS_TEMPERATURE.match(itself)
+        or relevance.ASKS_SIZE.match(itself)
         or relevance.ASKS_TARGET.match(itself)
         or relevance.ASKS_MONEY.match(itself)
     )
