@@ -1302,3 +1302,27 @@ async def test_how_big_is_answered_by_a_size(make_client: Client, tmp_path: Path
     await says(client, "How big's the hot water tank?", "250 litre", never="left side")
     assert relevance.gives_what_is_asked("what size is the aircon?", "Model K-71 (7.1 kW)")
     assert not relevance.gives_what_is_asked("how big is the pool?", "We bought it in 2021.")
+
+
+async def test_what_hours_asks_for_times_not_a_duration(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What hours is the hot water set to heat up?" asks for times of day: the timer's
+    "10 am to 4 pm", not "it can take up to 3 hours", which only shares "hours". Days
+    written in the plural ("Tuesdays and Fridays") answer "which days …?"."""
+    notes = (
+        "# Hot water\n\nThe hot water is a heat pump by the side gate. It can take up to 3 "
+        "hours to heat up a full tank after a lot of showers.\n"
+    )
+    manual = (
+        "<html><body><h1>Heat pump guide</h1><p>The default temperature is 60 degrees. "
+        "The hot water timer is set to heat from 10 am to 4 pm.</p></body></html>"
+    )
+    school = "# School\n\nSport uniform on Tuesdays and Fridays.\n"
+    client = await notes_client(
+        make_client,
+        tmp_path,
+        {"hot-water.md": notes, "heat-pump-guide.html": manual, "school.md": school},
+    )
+    await says(client, "What hours is the hot water set to heat up?", "10 am to 4 pm")
+    await says(client, "which days do the kids wear sport uniform?", "Tuesdays and Fridays")

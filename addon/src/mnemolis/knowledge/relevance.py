@@ -636,7 +636,7 @@ _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?"
+_DAYS = "(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekdays?|weekends?"  # "on Tuesdays" too
 _UNITS = r"seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?"
 # What answers "when": a day, a date, a time of day, a year.
 _WHEN = re.compile(
@@ -792,7 +792,8 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         re.compile(
-            r"\s*(?:when|what time|what day|what date|by when|until when|how (?:late|early)"
+            r"\s*(?:when|what time|what day|what date|(?:what|which) (?:hours|times|days)"
+            r"|by when|until when|how (?:late|early)"
             r"|what(?:'s| is) the (?:latest|earliest))\b",
             re.I,
         ),
@@ -816,6 +817,8 @@ _KIND_WORDS = frozenset(
 # Words that only say what kind of fact is asked for ("how long", "at what point").
 _FRAMES = (
     (re.compile(r"\s*how (?:long|often|frequently)\b", re.I), {"long", "often", "frequently"}),
+    # "What hours does the hot water heat?" asks for times: "10 am to 4 pm", not "3 hours".
+    (re.compile(r"\s*(?:what|which) (?:hours|times)\b", re.I), {"hours", "times"}),
     # "How big's the tank?" asks for a size: the answer says "250 litre", never "big".
     (
         re.compile(r"\s*(?:how (?:big|large|wide|tall|high|deep|heavy)|what size)\b", re.I),
