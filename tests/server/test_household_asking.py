@@ -20,7 +20,7 @@ from mnemolis.router.router import _spoken_answer
 from mnemolis.sources.rag import _HOW, _units, about_mnemolis, asked_plainly, figure, forbids, quote
 from mnemolis.textmatch import unshortened, without_fillers
 
-from .knowledge_helpers import ask, notes_client, store_of
+from .knowledge_helpers import ask, household_client, notes_client, store_of
 
 Client = Callable[..., Any]
 
@@ -1326,3 +1326,19 @@ async def test_what_hours_asks_for_times_not_a_duration(
     )
     await says(client, "What hours is the hot water set to heat up?", "10 am to 4 pm")
     await says(client, "which days do the kids wear sport uniform?", "Tuesdays and Fridays")
+
+
+async def test_the_aircon_filter_is_no_answer_for_the_dishwasher_filter(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """An air conditioner is an appliance like the dishwasher: its manual's "clean the
+    two air filters every two weeks" answers how to clean the aircon's filter and
+    never how to clean the dishwasher's, which no document describes."""
+    manual = (
+        "# Split system manual\n\n## Cleaning\n\nClean the two air filters every two weeks. "
+        "Slide them out, rinse them in lukewarm water and let them dry.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"aircon-manual.md": manual})
+    await says(client, "How do I clean the aircon filter?", "every two weeks")
+    body = await ask(client, "How do I clean the filter in the dishwasher?")
+    assert "two weeks" not in body["result"] and body["source_used"] != "rag", body

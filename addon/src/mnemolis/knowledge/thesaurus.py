@@ -86,6 +86,8 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("washing machine", "washer", "laundry machine", "washing"),
     ("tumble dryer", "dryer", "drier", "clothes dryer"),
     ("dishwasher", "dish washer"),
+    ("air conditioner", "air conditioning", "aircon", "air con", "a/c", "ac unit",
+     "split system", "reverse cycle"),
     ("fridge", "refrigerator"),
     ("freezer", "deep freeze", "chest freezer"),
     ("oven", "cooker", "range", "stove"),
@@ -200,6 +202,7 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
 # an uncle's by the plumber's. Each set lists the first member of THINGS groups.
 RIVALS: tuple[frozenset[str], ...] = (
     frozenset({"washing machine", "tumble dryer", "dishwasher", "fridge", "freezer", "oven"})
+    | frozenset({"air conditioner"})
     | frozenset({"hob", "microwave", "extractor fan", "kettle", "boiler", "coffee machine"})
     | frozenset({"toaster", "television"}),
     frozenset({"plumber", "electrician", "gas engineer", "vet", "doctor", "babysitter"})
