@@ -739,6 +739,7 @@ _ASKS_WHAT_IS = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=512)  # asked again for every sentence of every candidate
 def _thing_defined(question: str) -> str | None:
     """The thing a "what is X?" question (or one of its asks) asks to have defined."""
     for ask in relevance.clause_asks(question):
