@@ -820,10 +820,7 @@ _FRAMES = (
     # "What hours does the hot water heat?" asks for times: "10 am to 4 pm", not "3 hours".
     (re.compile(r"\s*(?:what|which) (?:hours|times)\b", re.I), {"hours", "times"}),
     # "How big's the tank?" asks for a size: the answer says "250 litre", never "big".
-    (
-        re.compile(r"\s*(?:how (?:big|large|wide|tall|high|deep|heavy)|what size)\b", re.I),
-        {"big", "large", "wide", "tall", "high", "deep", "heavy", "size"},
-    ),
+    (ASKS_SIZE, {"big", "large", "small", "wide", "tall", "high", "deep", "heavy", "size"}),
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
     # "What are the steps to clean the filter?" asks how, not about steps.
     (
