@@ -1342,3 +1342,56 @@ async def test_the_aircon_filter_is_no_answer_for_the_dishwasher_filter(
     await says(client, "How do I clean the aircon filter?", "every two weeks")
     body = await ask(client, "How do I clean the filter in the dishwasher?")
     assert "two weeks" not in body["result"] and body["source_used"] != "rag", body
+
+
+async def test_a_name_is_said_only_as_itself(make_client: Client, tmp_path: Path) -> None:
+    """Biscuit is the dog: "Biscuit's really sick, where do I take her?" is about her, and
+    "her" is Biscuit. A recipe's "biscuits" and its "take them out at 12 min" say
+    neither."""
+    dog = (
+        "# Biscuit\n\nBiscuit is our kelpie. If she is sick, take her to Highton Vet Clinic "
+        "on Cox Road.\n"
+    )
+    recipe = (
+        "NAN'S ANZAC BISCUITS\n\nBake the biscuits at 160. Take them out at 12 min for "
+        "chewy ones.\n"
+    )
+    client = await notes_client(
+        make_client, tmp_path, {"dog.md": dog, "anzac-biscuits.txt": recipe}
+    )
+    await says(
+        client, "Biscuit's really sick and it's late, where do I take her?", "Highton", "12 min"
+    )
+    assert relevance.names_in("Biscuit's really sick, where do I take her?") == {"biscuit"}
+    assert relevance.names_in("Toilet's running. Who's our plumber?") == frozenset()
+    assert "biscuit" not in relevance._aside_words("Biscuit's sick, where do I take her?")
+
+
+async def test_a_when_question_is_answered_by_the_time_of_what_it_asks(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What time is Lachie's swimming lesson?" is not answered by Lachie's bath time:
+    the time must be of what is asked about, not only of whom. "When is it set to
+    start?" after "the heating keeps coming on" asks the heating's time."""
+    sheet = "# Babysitting\n\nLachie has his bath at 6.30 and is in bed by 7.15pm.\n"
+    heating = "# Heating\n\nThe heating is set to start at 6:00 on weekdays.\n"
+    client = await notes_client(
+        make_client, tmp_path, {"babysitter.md": sheet, "heating.md": heating}
+    )
+    body = await ask(client, "What time is Lachie's swimming lesson?")
+    assert "6.30" not in body["result"], body
+    await says(client, "What time does Lachie go to bed?", "7.15pm")
+    await says(client, "the heating keeps coming on too early, when is it set to start?", "6:00")
+    assert not relevance.names_what_happens(
+        "What time is Lachie's swimming lesson?", "Lachie has his bath at 6.30."
+    )
+
+
+def test_is_that_true_asks_about_what_was_told() -> None:
+    """ "The kids say they can have lollies after dinner. Is that true?": "true" is the
+    verdict asked for, which no note writes; the told part is what is asked about."""
+    question = "The kids say they can have lollies after dinner. Is that true?"
+    assert relevance.ASKS_CHECK.match(question)
+    assert "lollies" not in relevance._aside_words(question)
+    assert "true" in relevance.readings_checked(question)
+

@@ -275,6 +275,11 @@ def _aside_words(question: str) -> frozenset[str]:
         meant = lead[: need.start("purpose")] if need is not None else lead
         named = _things_named(meant) - (_persons_named(meant) if _refers_to_thing(text) else set())
         kept = {w for w in content_words(meant) if stem(w) in named}
+    if lead and not _whole_words(text).isdisjoint(_PERSON_PRONOUNS) and not _persons_named(text):
+        # "Biscuit's really sick, where do I take her?": "her" is Biscuit, asked about
+        # (but "his" in "who's our plumber and what's his number?" is the plumber, and
+        # "Toilet's running" names no one).
+        kept |= names_in(lead)
     said = text
     to = _TOLD_TO.search(text)
     if to is not None and not _things_named(to.group("to")) - _persons_named(to.group("to")):
@@ -558,6 +563,7 @@ def word_coverage(
     wanted = content_words(question)
     if not wanted:
         return 0.0
+    weak = tuple(weak)
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     around: frozenset[str] = frozenset().union(*(words_of(t) for t in weak))
     given = weights or {w: FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0 for w in wanted}
@@ -583,9 +589,16 @@ def word_coverage(
     # "F22 and F28" asks the same of each code: a row holding one is not short the other.
     codes = _codes(question)
     held = codes & frozenset().union(*(_codes(t) for t in texts)) if len(codes) > 1 else codes
+    # A name is said only as itself: the dog Biscuit is not in a recipe's "biscuits".
+    names = names_in(question)
     for w in wanted:
         key = stem(w)
-        if key in frame or (held and w in codes - held):
+        if w in names:
+            if _say_all((w,), tuple(texts)):
+                found += given.get(w, 1.0)
+            elif _say_all((w,), tuple(weak)):
+                found += CONTEXT_SHARE * given.get(w, 1.0)
+        elif key in frame or (held and w in codes - held):
             # "how long"/"how often" says what kind of fact is asked for, not what about:
             # the wool programme's line answers "how long does the wool programme take?"
             # better than the cottons' line that gives a duration.
@@ -664,7 +677,8 @@ ASKS_WHEN_TO = re.compile(
 # right, is answered by what it should be, not by a line that happens to hold the figure.
 ASKS_CHECK = re.compile(
     r".*\bis (?:that|this|it|\d+(?:[.,]\d+)?(?: ?[a-z\u00b0]+)?) (?P<check>ok|okay|normal|fine"
-    r"|right|alright|bad|good|safe|dangerous|(?:(?:hot|cold|warm|high|low|long) )?enough"
+    r"|right|alright|bad|good|safe|dangerous|true|correct|wrong|allowed|possible|legal"
+    r"|(?:(?:hot|cold|warm|high|low|long) )?enough"
     r"|(?:a|the) problem|an issue|too (?:low|high|much|little|hot|cold|long|short))\b",
     re.IGNORECASE,
 )
@@ -974,6 +988,36 @@ def gives_a_time(question: str, *texts: str) -> bool:
     return False
 
 
+def names_what_happens(question: str, *texts: str) -> bool:
+    """Whether the texts (a file's title among them) name what a "when …?" question asks
+    the time of, by any word of it but whose it is: Lachie's bath time is no answer to
+    "what time is Lachie's swimming lesson?". True for any other question."""
+    said = asked(question)
+    when = _ASKS_WHEN.match(said)
+    if len(clause_asks(question)) > 1 or when is None or ASKS_WHEN_TO.match(said):
+        return True
+    # What "it" is ("the heating keeps coming on, when is it set to start?") is asked too.
+    opening, aside = frozenset(content_words(when.group(0))), _aside_words(question)
+    frame, names = _frame_words(question), names_in(question)
+    wanted = [
+        stem(w)
+        for w in content_words(question)
+        if w not in names
+        and w not in opening
+        and w not in aside
+        and w not in FUNCTION_WORDS
+        and stem(w) not in frame
+    ]
+    if not wanted:
+        return True
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    alternatives = synonyms(question)
+    return any(
+        w in have or misspelt_in(w, have) or any(alt <= have for alt in alternatives.get(w, ()))
+        for w in wanted
+    )
+
+
 def _pieces(text: str) -> list[str]:
     """A text's lines and sentences."""
     return [s for line in text.splitlines() for s in SENTENCE_BREAK.split(line) if s.strip()]
@@ -1082,7 +1126,7 @@ def match(
     owner = names_owners(question, *texts, *weak, strict=False) and names_subjects(
         question, *texts, *weak
     )
-    time = gives_a_time(question, *texts)
+    time = gives_a_time(question, *texts) and names_what_happens(question, *texts, *weak)
     if not model:
         return Match(
             words,
@@ -1279,28 +1323,36 @@ def names_every_thing(question: str, *texts: str) -> bool:
 _OWNER = re.compile(r"(?<![\w'\u2019])([A-Z][\w-]*)['\u2019]s\b")
 
 
-def _names_by(pattern: re.Pattern[str], question: str) -> tuple[str, ...]:
-    """Stems of the capitalised names the pattern finds in the question, less function
-    words ("What's", "Let's", "I") and any name it only tells of before it asks."""
-    told = _aside_words(question)
+def _names_by(pattern: re.Pattern[str], question: str, told: bool = False) -> tuple[str, ...]:
+    """The capitalised names the pattern finds in the question (folded, whole), less
+    function words ("What's", "Let's", "I") and, unless ``told``, any name it only tells
+    of before it asks."""
+    aside = frozenset() if told else _aside_words(question)
     out: list[str] = []
     for m in pattern.finditer(question):
         word = fold(next(g for g in m.groups() if g))
-        if word in STOPWORDS or word in FUNCTION_WORDS or word in told or word in ("let", "i"):
+        if word in STOPWORDS or word in FUNCTION_WORDS or word in aside or word in ("let", "i"):
             continue
-        out.append(stem(word))
+        out.append(word)
     return tuple(dict.fromkeys(out))
 
 
+@functools.lru_cache(maxsize=4096)
+def _whole_words(text: str) -> frozenset[str]:
+    """A text's words folded but not stemmed: a name is said only as itself."""
+    return frozenset(fold(w) for w in _WORD.findall(text))
+
+
 def _say_all(names: tuple[str, ...], texts: tuple[str, ...]) -> bool:
-    """Whether the texts say every one of the names (a typing slip still says it)."""
-    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
-    return all(w in have or misspelt_in(w, have) for w in names)
+    """Whether the texts say every one of the names as that word: "Biscuit" (the dog) is
+    not said by a recipe's "biscuits", though a typing slip ("Lachy") still says it."""
+    have: frozenset[str] = frozenset().union(*(_whole_words(t) for t in texts))
+    return all(w in have or misspelt_in(w, have - {w + "s", w + "es"}) for w in names)
 
 
 @functools.lru_cache(maxsize=512)
 def owners_named(question: str) -> tuple[str, ...]:
-    """Stems of the names that own what the question asks ("when is Tom's birthday?": tom)."""
+    """The names that own what the question asks ("when is Tom's birthday?": tom)."""
     return _names_by(_OWNER, question)
 
 
@@ -1315,8 +1367,16 @@ _SUBJECT = re.compile(
 
 
 @functools.lru_cache(maxsize=512)
+def names_in(question: str) -> frozenset[str]:
+    """Every name the question says something of or about, told or asked; not a thing
+    of the thesaurus written first in its sentence ("Toilet's running")."""
+    found = _names_by(_OWNER, question, told=True) + _names_by(_SUBJECT, question, told=True)
+    return frozenset(w for w in found if not in_thesaurus(w))
+
+
+@functools.lru_cache(maxsize=512)
 def subjects_named(question: str) -> tuple[str, ...]:
-    """Stems of the names the question asks something of ("what does Mia need?": mia)."""
+    """The names the question asks something of ("what does Mia need?": mia)."""
     return _names_by(_SUBJECT, question)
 
 
@@ -1342,6 +1402,6 @@ def _others_own(text: str, owners: tuple[str, ...]) -> bool:
     """Whether the text says something is someone else's ("The Kluger's rego …")."""
     for name in _OWNER.findall(text):
         word = fold(name)
-        if word not in STOPWORDS and word not in FUNCTION_WORDS and stem(word) not in owners:
+        if word not in STOPWORDS and word not in FUNCTION_WORDS and word not in owners:
             return True
     return False
