@@ -1395,3 +1395,90 @@ def test_is_that_true_asks_about_what_was_told() -> None:
     assert "lollies" not in relevance._aside_words(question)
     assert "true" in relevance.readings_checked(question)
 
+
+def test_a_bare_attribute_after_who_is_theirs() -> None:
+    """ "Who's the kids' GP and what's the number?": the number is the GP's. Asked alone
+    it is anyone's number (a memory's school-run friend read hers out). After a "what"
+    question it stays its own ask ("what's the wifi called and what's the password?")."""
+    assert carry_subject(["Who's the kids' GP", "what's the number"]) == [
+        "Who's the kids' GP and what's the number"
+    ]
+    assert carry_subject(["which locksmith do we use", "what's the phone number"]) == [
+        "which locksmith do we use and what's the phone number"
+    ]
+    assert carry_subject(["what's the wifi called", "what's the password"]) == [
+        "what's the wifi called",
+        "what's the password",
+    ]
+
+
+async def test_a_story_before_the_question_does_not_hide_its_answer(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Lachie's running a temp. Who's the kids' GP and what's the number?": the story
+    leads the search to Lachie's lines, which say nothing of a GP; the question itself
+    finds the contact list's GP line, which answers, and "the number" is the GP's (never
+    a remembered friend's)."""
+    sheet = "\n\n".join(
+        f"## {topic}\n\nLachie {says_}."
+        for topic, says_ in [
+            ("Bath", "has his bath at 6.30 and is in bed by 7.15pm"),
+            ("Library", "takes his library bag back on Wednesdays"),
+            ("Allergy", "is allergic to peanuts; his EpiPen is in the top drawer"),
+            ("TV", "has the TV off at 7pm"),
+            ("Running", "goes running with Dad on Saturdays"),
+            ("School", "is in Prep with Ms. Nguyen in room P2"),
+            ("Swimming", "has swimming on Thursdays at Leisurelink"),
+            ("Dinner", "eats dinner at 5.30, no lollies after 6pm"),
+            ("Toys", "needs Roo the grey kangaroo to settle"),
+            ("Shoes", "wears his runners to sport on Fridays"),
+            ("Friends", "plays with Ava after school on Mondays"),
+            ("Teeth", "brushes his teeth after breakfast and before bed"),
+        ]
+    )
+    contacts = (
+        "# Contacts\n\n- Plumber: Gary Pearce, 0491 570 110\n"
+        "- GP: Dr. Priya Patel, Belmont Family Clinic, (03) 5550 3300, bulk-bills the kids\n"
+    )
+    client = await notes_client(
+        make_client, tmp_path, {"babysitter.md": sheet, "contacts.md": contacts}
+    )
+    await store_of(client).remember(
+        "Rachel (Ava's mum) can do emergency school pick-ups, 0491 578 148."
+    )
+    await says(
+        client,
+        "Lachie's running a temp. Who's the kids' GP and what's the number?",
+        "5550 3300",
+        never="578 148",
+    )
+    await says(
+        client, "Lachie's running a temp and won't eat, who's the kids' GP?", "5550", "Saturdays"
+    )
+    assert relevance.asked_alone("Lachie's running a temp. Who's the kids' GP?")
+    # A story naming the thing asked about keeps it: it is what the question is about.
+    assert (
+        relevance.asked_alone("I'm looking at the boiler gauge. What should the pressure be?")
+        is None
+    )
+    assert relevance.asked_alone("The boiler's stopped. How do I reset it?") is None
+
+
+def test_a_story_told_in_two_clauses_stays_one_story() -> None:
+    """ "Lachie's running a temp and won't eat, who's the kids' GP?": "won't eat" says
+    more of Lachie, it asks nothing; asked on its own, "Lachie's running a temp" read
+    out "Lachie goes running with Dad". An auxiliary followed by its subject still asks
+    ("… and are services up?")."""
+
+    def sources(_: str) -> list[str]:
+        return ["rag"]
+
+    story = "Lachie's running a temp and won't eat, who's the kids' GP?"
+    assert len(decompose(story, sources)) == 1
+    assert (
+        len(decompose("The boiler is leaking and has lost pressure, who do I call?", sources)) == 1
+    )
+    assert decompose("The kids are bored and is the pool open?", sources) == [
+        "The kids are bored",
+        "is the pool open",
+    ]

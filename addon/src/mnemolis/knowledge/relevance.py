@@ -370,6 +370,17 @@ def _told(question: str) -> tuple[str, str]:
     return "", question
 
 
+def asked_alone(question: str) -> str | None:
+    """The question itself, when a story leads it and it names what it asks about on its
+    own ("Lachie's running a temp. Who's the kids' GP?"), not by referring back to the
+    story ("The boiler's stopped. How do I reset it?"), nor when the story names the
+    thing it is about ("I'm looking at the boiler gauge. What should the pressure be?")."""
+    lead, itself = _told(question)
+    if not lead or _refers(itself) or len(_own_words(itself)) < 2 or _things_named(lead):
+        return None  # "…, what's wrong?" asks about the story
+    return asked(question)
+
+
 # "Where did we get the dishwasher from?" asks where it was bought.
 _GOT_FROM = re.compile(
     r"\b(where did (?:we|you|i|they|he|she)) get\b(.+?)\s+from\s*(?=[?.!]*\s*$)", re.I
@@ -1167,6 +1178,10 @@ _ATTRIBUTES: dict[str, re.Pattern[str] | None] = {
     "username": re.compile(r"\b(?:user ?name|login|user|account)\b|@", re.I),
     "address": re.compile(r"\baddress\b|\b\d+\s+[A-Z][a-z]+", re.I),
 }
+
+
+# The words that name an attribute of something, not a thing ("what's the number?").
+ATTRIBUTE_WORDS = frozenset(_ATTRIBUTES) | _PHONE_HEADS
 
 
 # Words that say which one of a thing's attributes, not whose: "our *full* address".

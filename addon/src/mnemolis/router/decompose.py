@@ -6,6 +6,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from ..knowledge import relevance
 from ..knowledge.relevance import JOINED, LEAD_WORDS  # a shorter lead is the subject
 from .text import content_words, normalize, tokens
 from .vocabulary import CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
@@ -244,6 +245,50 @@ def _proper_pair(left: str, right: str) -> bool:
     return bool(_CAPITALISED.match(lw[-1]) and _CAPITALISED.match(rw[0]))
 
 
+_AUXILIARIES = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "will",
+        "would",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "shall",
+        "has",
+        "have",
+        "had",
+    ]
+)
+# What follows an auxiliary that goes on with a statement's own subject: "won't eat",
+# "has been sick", "is running a temp", "has just stopped" (never a subject: "are
+# services up?" asks).
+_GOES_ON = frozenset(
+    ["not", "been", "got", "gone", "had", "just", "also", "still", "always", "never", "already"]
+)
+
+
+def _goes_on(left: str, right: str) -> bool:
+    """Whether the right side says more of the statement on the left, its subject left
+    out ("Lachie's running a temp | and won't eat"), rather than asking a question of
+    its own ("… and are the services up?": an auxiliary, then its subject)."""
+    if _first_token(left) in CLAUSE_STARTERS:
+        return False  # the left side asks: what follows it may ask too
+    toks = tokens(normalize(right[:FIRST_CHARS]))
+    if len(toks) < 2 or toks[0] not in _AUXILIARIES:
+        return False
+    words = re.findall(r"[\w'\u2019]+", right)
+    if len(words) > 1 and words[1][:1].isupper():
+        return False  # "isn't Mia home?"
+    return toks[1] in _GOES_ON or toks[1].endswith(("ing", "ed"))
+
+
 def split_clauses(sentence: str, sources_of: SourcesOf, room: int = MAX_PARTS) -> list[str]:
     """Split one sentence on conjunctions that join independent questions (into at most
     ``room`` parts: the question's other sentences took the rest)."""
@@ -270,6 +315,8 @@ def split_clauses(sentence: str, sources_of: SourcesOf, room: int = MAX_PARTS) -
             continue  # "According to the manual, how do I …": one question
         if starter and is_comma and not listed and _SUBORDINATE.match(left):
             continue  # "When I ask you to remember something, how do you keep it?": one
+        if starter and _goes_on(left, right):
+            continue  # "Lachie's running a temp and won't eat, …": one story, told
         if starter:
             parts.append(left)
             left_start, left_said = m.end(), False
@@ -430,8 +477,24 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
                 # question that refers back is asked with the one it refers to, never alone.
                 out[-1] = f"{out[-1]} and {part}"
                 continue
+        elif i and _bare_attribute(part) and _ASKS_WHO.match(out[-1]):
+            # "Who's the kids' GP and what's the number?": the number is the GP's; asked
+            # alone it is anyone's number.
+            out[-1] = f"{out[-1]} and {part}"
+            continue
         out.append(part)
     return out
+
+
+# "Who's the kids' GP", "which locksmith do you use": a part asking for someone.
+_ASKS_WHO = re.compile(r".*\b(?:who|whom|which)\b", re.IGNORECASE | re.DOTALL)
+
+
+def _bare_attribute(part: str) -> bool:
+    """Whether the part asks only for an attribute, of nothing it names ("what's the
+    number?", "and the address?")."""
+    words = relevance.content_words(part)
+    return bool(words) and all(w in relevance.ATTRIBUTE_WORDS for w in words)
 
 
 _CALENDAR = frozenset(

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -942,9 +943,27 @@ async def relevant_passages(
     pool = await store.search_all(
         search or question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
     )
+    alone = relevance.asked_alone(question) if search is None else None
+    if alone is not None:
+        # "Lachie's running a temp. Who's the kids' GP?": the story leads the search to
+        # Lachie's lines; the question itself finds the GP's. Both are judged.
+        own = await store.search_all(
+            alone, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
+        )
+        pool = _interleaved(pool, own)[:FAQ_CANDIDATES]
     judge = functools.partial(_judged, question, weights, pool, floor, store.model_embedder())
     # Judging grows with the question: a long one is judged off the event loop (issue 29).
     return judge() if len(question) <= INLINE_QUERY_CHARS else await off_loop(judge)
+
+
+def _interleaved(first: list[Passage], second: list[Passage]) -> list[Passage]:
+    """Two rankings taken turn about, each passage once (where it ranks first)."""
+    out: dict[tuple[str, int], Passage] = {}
+    for pair in itertools.zip_longest(first, second):
+        for p in pair:
+            if p is not None:
+                out.setdefault((p.db, p.hit.chunk_id), p)
+    return list(out.values())
 
 
 def _judged(
