@@ -1482,3 +1482,79 @@ def test_a_story_told_in_two_clauses_stays_one_story() -> None:
         "The kids are bored",
         "is the pool open",
     ]
+
+
+def test_a_word_of_english_is_no_typing_slip() -> None:
+    """ "Chlorinator's saying low salt, how much do I chuck in?": "chuck" is a word, not
+    a slip of the pool notes' "check", so the monthly check's line (which also names the
+    salt chlorinator) no longer outweighs the line saying how much salt goes in (it read
+    out "Kylie … does a monthly check")."""
+    question = "Chlorinator's saying low salt, how much do I chuck in?"
+    check = "Pool is 42,000 L with a salt chlorinator. Kylie does a monthly check."
+    salt = "Chlorinator shows LOW SALT -> tip in two 20 kg bags of pool salt."
+    weights = {"chlorinator": 3.6, "saying": 4.3, "low": 3.4, "salt": 3.9, "chuck": 5.0}
+    assert relevance.word_coverage(question, weights, check) < relevance.word_coverage(
+        question, weights, salt
+    )
+    assert relevance.misspelt_in("pasword", frozenset({"password"}))
+    assert not relevance.misspelt_in("chuck", frozenset({"check"}))
+
+
+async def test_you_guys_is_no_part_of_what_is_asked(make_client: Client, tmp_path: Path) -> None:
+    """ "Which locksmith do you guys use?": "guys" is whom it is asked of, like "hey"; as
+    a word no note uses it weighed the most, and the contact list's locksmith line,
+    short of it, lost to a memory about the spare key (household2's weights)."""
+    question = "Lost the house keys. Which locksmith do you guys use?"
+    client = await notes_client(make_client, tmp_path, {})
+    weights = await store_of(client).term_weights(question)
+    assert weights["guys"] == 0.0
+    row = "Job: Locksmith | Name: Geelong Lock & Key | Phone: (03) 5550 7712 | Notes: 24 hr"
+    household = {"lost": 5.0, "house": 1.9, "keys": 3.4, "locksmith": 4.3, "use": 2.8}
+    assert relevance.match(question, household | {"guys": weights["guys"]}, [row]).answers
+
+
+async def test_what_temp_asks_for_a_temperature_and_a_wish_is_an_aside(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What temp should the split system be on in winter if we don't want a massive
+    power bill?": "temp" is the temperature asked for, which "20 degrees" gives, and
+    what they wish for ("… if we don't want …") says why they ask, not what about. A
+    condition on the thing ("who do I call if the toilet overflows?") is still asked."""
+    manual = (
+        "<html><body><h1>Koolaire split system</h1><h2>Using the remote control</h2>"
+        "<p>Press MODE to cycle through Cool, Heat, Dry, Fan and Auto. For the most "
+        "economical running, set 24 degrees in summer and 20 degrees in winter.</p>"
+        "<h2>Cleaning the filters</h2><p>Clean the two air filters every two weeks in "
+        "winter and summer.</p></body></html>"
+    )
+    client = await notes_client(make_client, tmp_path, {"aircon-manual.html": manual})
+    question = (
+        "what temp should the split system be on in winter if we don't want a massive power bill"
+    )
+    await says(client, question, "20 degrees")
+    assert relevance.ASKS_TEMPERATURE.match("what temp is the oven?")
+    assert {"massive", "power", "bill"} <= relevance._aside_words(question)
+    assert not relevance._aside_words("who do I call if the toilet overflows?")
+
+
+async def test_anything_i_should_know_asks_for_what_the_notes_say_of_it(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Baking a cake at your place tomorrow. Anything weird about the oven I should
+    know?" asks what the notes say of the oven, whatever they call it ("weird" is in no
+    note); "…, any tricks?" after a story asks about the story itself."""
+    guide = (
+        "# House guide\n\n## Oven\n\nTurn the left knob to the fan symbol and the right "
+        "knob to the temperature. Note it runs hot - take 10 degrees off any recipe.\n\n"
+        "## Bins\n\nBins go out on Sunday night.\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"house-guide.md": guide})
+    await says(
+        client,
+        "Baking a cake at your place tomorrow. Anything weird about the oven I should know?",
+        "runs hot",
+    )
+    assert relevance._aside_words("Lachie's crying and won't settle down, any tricks?") == (
+        frozenset()
+    )
+    assert "any" in relevance.FUNCTION_WORDS

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
 from . import thesaurus
 from .text import STOPWORDS, joined, query_tokens
@@ -225,6 +226,10 @@ _PURPOSE = re.compile(
     r"|\s(?:including|incl\.?)\s+(?P<part>.*)$"
     # "Which network should I pick when I connect my laptop?": when they will use it.
     r"|\s(?:when|whenever|once) (?:i|we|they|you) (?P<when>(?!\w+ed\b)\w+\b.*)$"
+    # "What temp should it be on if we don't want a massive power bill?": what they wish
+    # for, not what is asked (a condition on the thing, "if the toilet overflows", is).
+    r"|\s(?:if|as|since|because) (?:i|we) (?:really )?(?:don't |do not |dont )?"
+    r"(?:want|wanna)\b(?P<wish>.*)$"
     # "What's the number for Bosch? The dishwasher's making a noise.": told after it.
     r"|\?\s+(?P<after>[^?]+)$"
     # "how do I get you to remember that …": what is to be remembered, not what is asked.
@@ -236,7 +241,7 @@ _PURPOSE = re.compile(
 # speech comes, at "how do I …", or after "she's asking for" / "wants to know").
 _OPENER = (
     r"(?:what|what's|whats|which|who|who's|whose|where|where's|wheres|when|when's|whens"
-    r"|how|why|is|are|can|could|should|do|does|did|will|would|has|have|any"
+    r"|how|why|is|are|can|could|should|do|does|did|will|would|has|have|any|anything"
     r"|(?:at|by|until|from|on|for) (?:what|which))\b"
 )
 _ASKED = re.compile(
@@ -299,9 +304,14 @@ def _aside_words(question: str) -> frozenset[str]:
     if m is not None:
         aside.append(m.group(0))  # its marker too: the "like" of ", like the manual …"
         said = said[: m.start()]
-    head = (_own_words(said) | kept) - readings_checked(text)
+    frame = _frame_words(question)
+    head = {
+        w
+        for w in (_own_words(said) | kept) - readings_checked(text)
+        if stem(w) not in frame and w not in FUNCTION_WORDS
+    }
     if not head:
-        return frozenset()
+        return frozenset()  # "…, any tricks?": what was told is what it asks about
     # A fault code told first is what the question is about ("Split system's showing F3.
     # Can I fix that myself?"): it names exactly one thing, never an aside.
     codes = _codes(question)
@@ -498,8 +508,9 @@ def one_edit(a: str, b: str) -> bool:
 
 
 def misspelt_in(word: str, have: frozenset[str]) -> bool:
-    """Whether a text holds this word with a typing slip ("dishwahser", "pasword")."""
-    if len(word) < TYPO_MIN:
+    """Whether a text holds this word with a typing slip ("dishwahser", "pasword"); a
+    word of English is never a slip ("chuck in" is no "check")."""
+    if len(word) < TYPO_MIN or word in bundled_model.english_words():
         return False
     return any(t[:1] == word[:1] and one_edit(word, t) for t in have if len(t) >= TYPO_MIN)
 
@@ -517,8 +528,8 @@ _FUNCTION = (
     "exactly roughly approximately honestly basically probably definitely maybe perhaps "
     "supposed might ought whether shall wonder wondering wondered possibly kindly "
     "rather than instead ourselves myself yourself yourselves themselves here "
-    "something anything everything nothing someone anyone everyone somebody anybody "
-    "whole entire full complete exact abouts whereabouts hey hiya hello"
+    "any something anything everything nothing someone anyone everyone somebody anybody "
+    "whole entire full complete exact abouts whereabouts hey hiya hello guys folks yall"
 )
 # What a question calls the thing it asks for, which the answer itself does not write
 # ("what's the network name?" is answered by "Network: Meadowlark", "what make is the
@@ -737,7 +748,7 @@ ASKS_UNTIL = re.compile(
 )
 # "What temperature do I bake them at?", "how hot should the water be?": a temperature
 # ("60 degrees", "180°C", "oven to 160"), never a count ("makes about 24").
-ASKS_TEMPERATURE = re.compile(r"\s*(?:(?:what|which) temperature|how hot)\b", re.I)
+ASKS_TEMPERATURE = re.compile(r"\s*(?:(?:what|which) (?:temperature|temp)|how hot)\b", re.I)
 _TEMPERATURE = re.compile(
     r"\d\s*(?:\u00b0|\u00ba|degrees?\b|deg\b|[CF]\b)"
     r"|\b(?:oven|set|heat|preheat|bake|thermostat)\w*\b[^.\n]{0,20}?\b(?:to|at) \d{2,3}\b",
@@ -836,7 +847,7 @@ _KIND_WORDS = frozenset(
     stem(w)
     for w in (
         *("day", "days", "date", "time", "number", "figure", "interval", "frequency"),
-        "temperature",  # "oven to 220" says the temperature asked for
+        *("temperature", "temp"),  # "oven to 220" says the temperature asked for
     )
 )
 # Words that only say what kind of fact is asked for ("how long", "at what point").
@@ -847,6 +858,18 @@ _FRAMES = (
     # "How big's the tank?" asks for a size: the answer says "250 litre", never "big".
     (ASKS_SIZE, {"big", "large", "small", "wide", "tall", "high", "deep", "heavy", "size"}),
     (re.compile(r"\s*at what point\b", re.I), {"point"}),
+    # "Anything weird about the oven I should know?", "any tricks?": a request for what
+    # the notes say of it, whatever they call it.
+    (
+        re.compile(
+            r".*?\bany(?:thing)?\s+(?:(?:weird|odd|strange|special|unusual|important|tricky"
+            r"|funny|different)\b|(?:tips|tricks|advice|ideas|suggestions|hints|pointers)\b)",
+            re.I,
+        ),
+        {"weird", "odd", "strange", "special", "unusual", "important", "tricky", "funny"}
+        | {"different", "tips", "tricks", "advice", "ideas", "suggestions", "hints"}
+        | {"pointers"},
+    ),
     # "What are the steps to clean the filter?" asks how, not about steps.
     (
         re.compile(r"\s*what (?:are|is) the (?:steps|procedure|process) (?:to|for)\b", re.I),
@@ -999,6 +1022,77 @@ def gives_a_time(question: str, *texts: str) -> bool:
     return False
 
 
+# "How much butter goes in …?": the thing measured.
+# "How many times/weeks/k's …" counts in a unit, which the answer need not name.
+_ASKS_MEASURED = re.compile(r"\s*how much (?P<what>[a-z]+)\b", re.I)
+# What follows "how much" without naming a thing: "how much does it cost?", "how much
+# longer", "how many of the …".
+_NOT_MEASURED = frozenset(
+    [
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "has",
+        "have",
+        "had",
+        "of",
+        "more",
+        "less",
+        "longer",
+        "shorter",
+        "further",
+        "extra",
+        "else",
+        "time",
+        "money",
+    ]
+)
+
+
+# An amount: a figure, or one written out ("two 20 kg bags", "half a cup").
+_AMOUNT = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|half|quarter|dozen)\b",
+    re.I,
+)
+
+
+def names_the_measured(question: str, *texts: str) -> bool:
+    """Whether a line or sentence of the texts names the thing a "how much X …?" question
+    measures with an amount: the recipe's title "Nan's Anzac biscuits (makes about 24)"
+    gives an amount, but not of butter, and its method's "Melt the butter" none."""
+    m = _ASKS_MEASURED.match(asked(question))
+    if m is None or m.group("what").lower() in _NOT_MEASURED:
+        return True
+    word = stem(fold(m.group("what")))
+    if word in STOPWORDS or word in FUNCTION_WORDS:
+        return True
+    alternatives = synonyms(question)
+    for piece in (p for t in texts for p in _pieces(t)):
+        have = words_of(piece)
+        named = (
+            word in have
+            or misspelt_in(word, have)
+            or any(alt <= have for alt in alternatives.get(word, ()))
+        )
+        if named and _AMOUNT.search(piece):
+            return True  # "125 g butter", not "Melt the butter and golden syrup"
+    return False
+
+
 def names_what_happens(question: str, *texts: str) -> bool:
     """Whether the texts (a file's title among them) name what a "when …?" question asks
     the time of, by any word of it but whose it is: Lachie's bath time is no answer to
@@ -1133,7 +1227,7 @@ def match(
     codes = holds_named_codes(question, *texts, *weak)
     rival = names_a_rival(question, *texts, *weak)
     number = gives_the_number(question, *texts)
-    attribute = held is None or held[0]
+    attribute = (held is None or held[0]) and names_the_measured(question, *texts, *weak)
     owner = names_owners(question, *texts, *weak, strict=False) and names_subjects(
         question, *texts, *weak
     )
