@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from mnemolis.knowledge import relevance
+from mnemolis.knowledge.chunking import chunk_sections, unmarked_list
+from mnemolis.knowledge.parsing import text_sections
 from mnemolis.router.decompose import carry_subject, decompose
 from mnemolis.router.router import _spoken_answer
 from mnemolis.sources.rag import _HOW, _units, about_mnemolis, asked_plainly, figure, forbids, quote
@@ -1535,6 +1537,33 @@ async def test_what_temp_asks_for_a_temperature_and_a_wish_is_an_aside(
     assert relevance.ASKS_TEMPERATURE.match("what temp is the oven?")
     assert {"massive", "power", "bill"} <= relevance._aside_words(question)
     assert not relevance._aside_words("who do I call if the toilet overflows?")
+
+
+def test_how_much_of_a_thing_is_its_line_of_a_list() -> None:
+    """ "How much butter goes in Nan's Anzac bikkies?" read out the recipe's title, whose
+    "makes about 24" is an amount, but not of butter; the ingredient list, written one
+    item a line without marks, was chunked with "125 g butter" as a heading and quoted
+    as one sentence. The list is one passage of items, and the quote is butter's line;
+    "how many times/weeks …" counts in a unit it need not name."""
+    recipe = (
+        "NAN'S ANZAC BISCUITS  (makes about 24)\n\nIngredients\n1 cup rolled oats\n"
+        "1 cup plain flour\n3/4 cup brown sugar\n125 g butter\n2 tbsp golden syrup\n\n"
+        "Method\n1. Oven to 160 fan. Line two trays with baking paper.\n"
+        "2. Melt the butter and golden syrup in a saucepan.\n"
+    )
+    chunks = chunk_sections(text_sections(recipe))
+    listed = next(c for c in chunks if "125 g butter" in c.content)
+    assert listed.heading == "Ingredients" and "1 cup rolled oats" in listed.content
+    question = "How much butter goes in Nan's Anzac bikkies?"
+    weights = {"butter": 3.9, "goes": 3.3, "nan": 3.1, "anzac": 3.3, "bikkies": 5.0}
+    assert quote(question, weights, "Ingredients", listed.content) == "125 g butter"
+    title = "NAN'S ANZAC BISCUITS  (makes about 24)"
+    assert not relevance.match(question, weights, [title]).attribute
+    assert not relevance.names_the_measured(question, "Melt the butter and golden syrup.")
+    assert relevance.names_the_measured("how many times should I try?", "Twice.")
+    assert relevance.names_the_measured("how much does it cost?", "It is free.")
+    # Code is no list: indented lines stay as they are.
+    assert not unmarked_list(["    @app.task", "    def task():", "        pass"])
 
 
 async def test_anything_i_should_know_asks_for_what_the_notes_say_of_it(

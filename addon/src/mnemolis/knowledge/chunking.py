@@ -359,8 +359,37 @@ def _unlabelled(line: str) -> str:
     return line[label.end() :] if label else line
 
 
+SHORT_LIST_LINE = 40  # three or more lines this short, none a sentence: a list's items
+
+
+def unmarked_list(lines: list[str]) -> set[int]:
+    """Indexes of lines in a run of three or more short lines, flush left, that end no
+    sentence nor open what follows (an ingredient or shopping list written without
+    marks): items, never one sentence nor headings. Indented lines are code."""
+    out: set[int] = set()
+    run: list[int] = []
+    for n, raw in enumerate([*lines, ""]):
+        line = raw.strip()
+        if (
+            line
+            and not raw[:1].isspace()
+            and len(line) <= SHORT_LIST_LINE
+            and not ENDS_SENTENCE.search(line)
+            and not line.endswith(":")
+        ):
+            run.append(n)
+            continue
+        if len(run) >= 3:
+            out.update(run)
+        run = []
+    return out
+
+
 def _prose(lines: list[str]) -> Iterator[_Block]:
     """A paragraph without items: split where a heading line or a question opens a group."""
+    if len(lines) >= 3 and len(unmarked_list(lines)) == len(lines):
+        yield _Block("\n".join(lines), "prose")  # "125 g butter" in a list is no heading
+        return
     title = ""
     body: list[str] = []
     i = 0

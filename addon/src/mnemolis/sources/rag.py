@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
-from ..knowledge.chunking import ENDS_SENTENCE, file_title, names_columns
+from ..knowledge.chunking import ENDS_SENTENCE, file_title, names_columns, unmarked_list
 from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
@@ -293,11 +293,16 @@ def _units(text: str) -> list[str]:
         if rows is not None:
             before = _units("\n".join(raws[: table[0]]))
             return before + rows + _units("\n".join(raws[table[-1] + 1 :]))
+    listed = unmarked_list(raws)
     for n, raw in enumerate(raws):
         line = raw.strip()
         following = raws[n + 1].strip() if n + 1 < len(raws) else ""
         if not line:
             flush()
+            item = False
+        elif n in listed:
+            flush()
+            out.append(line)  # "125 g butter" of an ingredient list: a line of its own
             item = False
         elif (
             _LINE_UNIT.match(line)
@@ -566,13 +571,20 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return any(relevance.gives_what_is_asked(c, text) for c in kinds)
 
     kind_given = bool(kinds) and asked_kind(" ".join(picked))
+    raws = text.splitlines()
+    items = {raws[n].strip() for n in unmarked_list(raws)}
     for i in range(best + 1, len(units)):
         # Whole sentences only: continue while it still answers (shares the question's
         # words, or gives what it asks for: a date for "when …?" when the quote has
         # none yet), leans on what came before, or while the quote is a fragment.
         if length + 1 + len(units[i]) > QUOTE_MAX:
             break
-        fragment = length < QUOTE_MIN and not ENDS_SENTENCE.search(picked[-1]) and not record
+        fragment = (
+            length < QUOTE_MIN
+            and not ENDS_SENTENCE.search(picked[-1])
+            and not record
+            and picked[-1] not in items  # "125 g butter": an item of a list is whole
+        )
         gives = relevance.gives_more(question, " ".join(picked), units[i])
         # "What am I supposed to do?": the quote says what is wrong; what to do follows.
         told_what = how and not any(_INSTRUCTION.search(u) for u in picked)
