@@ -1587,3 +1587,16 @@ async def test_anything_i_should_know_asks_for_what_the_notes_say_of_it(
         frozenset()
     )
     assert "any" in relevance.FUNCTION_WORDS
+
+
+def test_midnight_is_after_hours() -> None:
+    """ "Biscuit's really sick and it's midnight, where do I take her?": the dog notes say
+    "After hours: Geelong Animal Emergency Centre". Midnight, overnight and after hours
+    are late, as "at night" and "after 10" already were."""
+    question = "Biscuit's really sick and it's midnight, where do I take her?"
+    weights = {"biscuit": 2.2, "really": 0.0, "sick": 4.3, "midnight": 5.0, "take": 3.6}
+    vet = "Highton Vet Clinic. After hours: Geelong Animal Emergency Centre, open 24/7."
+    laundry = "Only into the laundry, where her bed is."
+    assert relevance.word_coverage(question, weights, vet, "Biscuit") > (
+        relevance.word_coverage(question, weights, laundry, "Biscuit")
+    )

@@ -192,7 +192,8 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("noise", "noisy", "loud", "racket"),
     ("too low", "drops", "drop", "falls", "fall below", "below", "less than"),
     ("too high", "rises", "goes up", "above", "more than", "over"),
-    ("late", "at night", "night", "tonight", "after 10", "after ten", "evening"),
+    ("late", "at night", "night", "tonight", "after 10", "after ten", "evening", "midnight",
+     "after hours", "after-hours", "overnight"),
     ("weekdays", "monday to friday", "working days", "workdays"),
     ("weekend", "weekends", "saturday and sunday"),
 )  # fmt: skip
