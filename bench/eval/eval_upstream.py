@@ -28,7 +28,8 @@ The split into a tune and a held-out half is fixed in upstream.yaml (a hash of t
 question). Prints Markdown tables, the halves apart, and each held-out figure (all
 corpora and shapes pooled) beside issue 28's bar: answer ≥ 0.90, refused ≥ 0.90,
 recall@5 ≥ bare FTS5 + 0.10. Until the answer bar is met the exit code guards what is
-reached (``GUARDS``: 0.793 / 0.921 / +0.103 on 2026-12-03, less a few answers) and
+reached (``GUARDS``: 0.750 / 0.921 / +0.095 on 2026-12-04, once the Sphinx labels
+that spelt Celery's questions out were cut from the noq shape, less a few answers) and
 exits 1 below it. Failures are printed for the tune half only.
 
     .venv/server/bin/python bench/eval/eval_upstream.py [--corpus NAME]... [--no-model]
@@ -66,9 +67,9 @@ HALVES = ("tune", "held")
 ANSWER_BAR = 0.90
 REFUSED_BAR = 0.90
 OVER_BASELINE = 0.10
-# What the exit code guards meanwhile: the held-out figures reached (0.793, 0.921,
-# +0.103) less three answers, one refusal and two recalled passages.
-GUARDS = {"answer": 0.76, "refused": 0.89, "margin": 0.08}
+# What the exit code guards meanwhile: the held-out figures reached (0.750, 0.921,
+# +0.095) less three answers, one refusal and two recalled passages.
+GUARDS = {"answer": 0.72, "refused": 0.89, "margin": 0.07}
 # An answer is right when it shares this many of the truth's words (fewer when the
 # truth is short: this share of them) and most of its own words come from the truth.
 SHARED_WORDS = 5

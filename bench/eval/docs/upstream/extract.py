@@ -107,7 +107,12 @@ def rst_entries(raw: str) -> list[Entry]:
         if top:
             body = body[: top.start()]
         answer = re.sub(r"^Answer:\s*", "", rst_plain(body))
-        out.append(Entry(rst_plain(m.group("title")), answer, [m.group(0)]))
+        # The Sphinx label over the title (".. _faq-use-celery-with-stomp:") spells the
+        # question out: it goes with the title, or the noq shape still asks it.
+        before = raw[: m.start()]
+        label = re.search(r"^\.\. _[^\n]*:[ \t]*\n(?:[ \t]*\n)*\Z", before, re.M)
+        cut = [label.group(0) + m.group(0)] if label else [m.group(0)]
+        out.append(Entry(rst_plain(m.group("title")), answer, cut))
     return out
 
 
