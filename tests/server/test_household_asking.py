@@ -1600,3 +1600,34 @@ def test_midnight_is_after_hours() -> None:
     assert relevance.word_coverage(question, weights, vet, "Biscuit") > (
         relevance.word_coverage(question, weights, laundry, "Biscuit")
     )
+
+
+async def test_a_code_for_a_thing_is_that_things_and_never_a_phone_number(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What's the code to turn off the house alarm?" (the house has no alarm notes) read
+    out the heat pump's "Error codes" line "Turn the unit off … contact Reclaim service
+    on 1800 160 402": the phone number's digits were taken for a code, and what the code
+    is for ("to turn off the house alarm") named nothing it must be of. "whats the code
+    for the garage door keypad" read out the lockbox's code from a memory."""
+    manual = (
+        "<html><body><h1>Heat pump owner's guide</h1><h2>Error codes</h2>"
+        "<p>E07 means low refrigerant pressure. Turn the unit off at the isolating switch "
+        "and contact Reclaim service on 1800 160 402.</p></body></html>"
+    )
+    client = await notes_client(make_client, tmp_path, {"heat-pump.html": manual})
+    body = await ask(client, "What's the code to turn off the house alarm?")
+    assert "No source could answer" in body["result"], body
+    # Typed without its apostrophe, the question still asks for the keypad's code.
+    await store_of(client).remember("The spare key is in the lockbox by the side gate, code 2961.")
+    body = await ask(client, "whats the code for the garage door keypad")
+    assert "2961" not in body["result"], body
+    assert relevance.asked_attribute("whats the code for the garage door keypad") == ("code",)
+    assert relevance.attribute_held("what's the lockbox code?", "lockbox, code 2961") == (
+        True,
+        (),
+    )
+    assert relevance.attribute_held("what's the gate code?", "Gate: ring Dave on 0491 574 118") == (
+        False,
+        (),
+    )

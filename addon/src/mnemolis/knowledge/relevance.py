@@ -1252,7 +1252,7 @@ def match(
 # attribute (the last noun of what it asks about, before any "for"/"of"), which the
 # passage must hold — by its name, or for some by a value of its kind.
 _ASKS_ATTRIBUTE = re.compile(
-    r"\s*(?:what|which)(?:'s|\s+is|\s+are|\s+was)\s+(?:the\s+|our\s+|my\s+|your\s+"
+    r"\s*(?:what|which)(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|our\s+|my\s+|your\s+"
     r"|his\s+|her\s+|their\s+)?(?P<np>[\w'.-]+(?:\s+[\w'.-]+){0,4}?)"
     r"(?P<of>\s+(?:for|of|to|on|at)\s+[\w' .-]+)?\s*[?.!]*\s*$",
     re.I,
@@ -1295,6 +1295,10 @@ _WHICH_ONE = frozenset(
 )
 
 
+# The object of a "to …" clause: "(to turn off) the house alarm".
+_OBJECT = re.compile(r"\b(?:the|our|my|your|a|an)\s+(?:[\w'-]+\s+)?(?P<head>[\w'-]+)\s*$", re.I)
+
+
 @functools.lru_cache(maxsize=512)
 def _attribute_asked(
     question: str,
@@ -1317,7 +1321,12 @@ def _attribute_asked(
     of = (m.group("of") or "").strip()
     # "… for Bosch's customer service line", "… on the wifi set to": said around it; "… to
     # call to file a claim" says what it is for, not whose it is.
-    around = () if of.lower().startswith("to ") else content_words(of)
+    around = content_words(of)
+    if of.lower().startswith("to "):
+        # What it is for names no owner, unless its object is a thing of the house: the
+        # code "to turn off the house alarm" is the alarm's.
+        obj = _OBJECT.search(of)
+        around = content_words(obj.group(0)) if obj and in_thesaurus(obj.group("head")) else ()
     return attribute, (
         tuple(w for w in named if w not in attribute),
         tuple(w for w in around if w not in attribute),
@@ -1360,7 +1369,9 @@ def attribute_held(question: str, *texts: str) -> tuple[bool, tuple[str, ...]] |
     if head == "number" and any(_PHONE.search(t) for t in texts):
         return True, attribute
     value = _ATTRIBUTES[head]
-    if value is not None and head != "number" and any(value.search(t) for t in texts):
+    # A code or PIN is never a phone number's digits ("contact Reclaim on 1800 160 402").
+    bare = [_PHONE.sub(" ", t) for t in texts] if head in ("code", "pin") else list(texts)
+    if value is not None and head != "number" and any(value.search(t) for t in bare):
         return True, ()
     if head == "number" and len(attribute) == 1 and any(value.search(t) for t in texts if value):
         return True, attribute  # "the account number": digits
