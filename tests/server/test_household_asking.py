@@ -1631,3 +1631,10 @@ async def test_a_code_for_a_thing_is_that_things_and_never_a_phone_number(
         False,
         (),
     )
+
+
+def test_a_landlord_is_a_rental_provider() -> None:
+    """ "The pool pump's carked it. Is fixing it on us or the landlord?": an Australian
+    lease says "rental provider" (and "renter") where a question says landlord."""
+    assert relevance.word_coverage("who is the landlord?", None, "Rental provider: G. Lowe") > 0
+    assert relevance.word_coverage("who is the tenant?", None, "Renter: Bec Fitzgerald") > 0

@@ -132,7 +132,8 @@ THINGS: tuple[tuple[str, ...], ...] = (
     ("insurance", "insurer", "policy"),
     ("bill", "bills", "invoice"),
     ("council tax", "property tax"),
-    ("rent", "landlord"),
+    ("rent", "landlord", "rental provider", "lessor", "property owner"),
+    ("tenant", "renter", "lessee"),
     # --- car ------------------------------------------------------------------------
     ("mot", "mot test", "car inspection", "roadworthiness test", "vehicle inspection"),
     ("car", "vehicle", "motor"),
