@@ -1638,3 +1638,15 @@ def test_a_landlord_is_a_rental_provider() -> None:
     lease says "rental provider" (and "renter") where a question says landlord."""
     assert relevance.word_coverage("who is the landlord?", None, "Rental provider: G. Lowe") > 0
     assert relevance.word_coverage("who is the tenant?", None, "Renter: Bec Fitzgerald") > 0
+
+
+def test_where_can_i_take_her_asks_about_what_was_told_of_her() -> None:
+    """ "Biscuit's vomiting and it's after midnight, where can I take her?": the question
+    itself says only "take" and "her" (Biscuit), so what was told of her (vomiting, after
+    midnight) is what it asks about, not an aside weighing a quarter; the laundry,
+    "where her bed is", no longer beats the after-hours emergency vet."""
+    question = "Biscuit's vomiting and it's after midnight, where can I take her?"
+    assert relevance._aside_words(question) == frozenset()
+    # A question with words of its own keeps its story aside.
+    story = "I need to order a replacement basket for the dishwasher. What make is it?"
+    assert "basket" in relevance._aside_words(story)

@@ -263,6 +263,10 @@ LEAD_WORDS = 4  # a shorter lead ("the dishwasher, when did we buy it?") is the 
 ASIDE_SHARE = 0.25  # what they told first, or why they ask, weighs at most this much
 
 
+# Verbs that say little on their own: "where can I take her?" asks about her.
+_LIGHT_VERBS = frozenset(["take", "get", "go", "put", "do", "make", "have", "bring", "send"])
+
+
 @functools.lru_cache(maxsize=512)
 def _aside_words(question: str) -> frozenset[str]:
     """Content words of what surrounds the question itself: the situation told before it,
@@ -280,11 +284,13 @@ def _aside_words(question: str) -> frozenset[str]:
         meant = lead[: need.start("purpose")] if need is not None else lead
         named = _things_named(meant) - (_persons_named(meant) if _refers_to_thing(text) else set())
         kept = {w for w in content_words(meant) if stem(w) in named}
+    referents: frozenset[str] = frozenset()
     if lead and not _whole_words(text).isdisjoint(_PERSON_PRONOUNS) and not _persons_named(text):
         # "Biscuit's really sick, where do I take her?": "her" is Biscuit, asked about
         # (but "his" in "who's our plumber and what's his number?" is the plumber, and
         # "Toilet's running" names no one).
-        kept |= names_in(lead)
+        referents = names_in(lead)
+        kept |= referents
     said = text
     to = _TOLD_TO.search(text)
     if to is not None and not _things_named(to.group("to")) - _persons_named(to.group("to")):
@@ -310,8 +316,10 @@ def _aside_words(question: str) -> frozenset[str]:
         for w in (_own_words(said) | kept) - readings_checked(text)
         if stem(w) not in frame and w not in FUNCTION_WORDS
     }
-    if not head:
-        return frozenset()  # "…, any tricks?": what was told is what it asks about
+    if not head or (referents and head <= referents | _LIGHT_VERBS):
+        # "…, any tricks?", "Biscuit's vomiting, where can I take her?": the question
+        # says nothing of its own but whom it refers back to; what was told is asked.
+        return frozenset()
     # A fault code told first is what the question is about ("Split system's showing F3.
     # Can I fix that myself?"): it names exactly one thing, never an aside.
     codes = _codes(question)
