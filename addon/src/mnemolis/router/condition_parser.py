@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .text import content_words, normalize, tokens
-from .vocabulary import WEEKDAYS
+from .vocabulary import AUXILIARIES, WEEKDAYS
 
 # --- parsing ----------------------------------------------------------------------
 
@@ -25,27 +25,7 @@ class ConditionPlan:
         return self.kind
 
 
-_AUX = frozenset(
-    [
-        "was",
-        "were",
-        "is",
-        "are",
-        "did",
-        "does",
-        "do",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "shall",
-        "has",
-        "have",
-        "had",
-        "am",
-    ]
-)
+_AUX = AUXILIARIES
 _LEADING = re.compile(
     r"^\s*(?P<kw>if|in case|should|when|whenever|once|provided that|assuming)\s+(?P<cond>[^,]+?)"
     r"\s*(?:,|\bthen\b)\s*(?P<rest>.+)$",

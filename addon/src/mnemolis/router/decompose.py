@@ -9,7 +9,7 @@ from collections.abc import Callable
 from ..knowledge import relevance
 from ..knowledge.relevance import JOINED, LEAD_WORDS  # a shorter lead is the subject
 from .text import content_words, normalize, tokens
-from .vocabulary import CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
+from .vocabulary import AUXILIARIES, CLAUSE_STARTERS, GENERIC_WORDS, NAMING, WORDS
 
 MAX_PARTS = 8
 MAX_SENTENCES = 12  # more sentences than this stay in the last part
@@ -245,27 +245,6 @@ def _proper_pair(left: str, right: str) -> bool:
     return bool(_CAPITALISED.match(lw[-1]) and _CAPITALISED.match(rw[0]))
 
 
-_AUXILIARIES = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "am",
-        "will",
-        "would",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "should",
-        "shall",
-        "has",
-        "have",
-        "had",
-    ]
-)
 # What follows an auxiliary that goes on with a statement's own subject: "won't eat",
 # "has been sick", "is running a temp", "has just stopped" (never a subject: "are
 # services up?" asks).
@@ -281,7 +260,7 @@ def _goes_on(left: str, right: str) -> bool:
     if _first_token(left) in CLAUSE_STARTERS:
         return False  # the left side asks: what follows it may ask too
     toks = tokens(normalize(right[:FIRST_CHARS]))
-    if len(toks) < 2 or toks[0] not in _AUXILIARIES:
+    if len(toks) < 2 or toks[0] not in AUXILIARIES:
         return False
     words = re.findall(r"[\w'\u2019]+", right)
     if len(words) > 1 and words[1][:1].isupper():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .condition_parser import _AUX as _AUXILIARIES
+from .vocabulary import AUXILIARIES as _AUXILIARIES
 
 # What ends a verdict that is no answer of its own: the integration's short form keeps
 # the answer after it (custom_components/mnemolis/conversation.py, _LEAD_IN).

@@ -884,8 +884,8 @@ TIME_PHRASE = re.compile(
     r"(?:\s+(?:morning|afternoon|evening|night))?\b"
 )
 
-# Words that introduce an independent clause: a conjunction followed by one starts a new part.
-CLAUSE_STARTERS = frozenset(
+# The verbs that open a yes/no question ("is it …", "can we …").
+AUXILIARIES = frozenset(
     [
         "is",
         "are",
@@ -904,6 +904,12 @@ CLAUSE_STARTERS = frozenset(
         "have",
         "had",
         "am",
+    ]
+)
+
+# Words that introduce an independent clause: a conjunction followed by one starts a new part.
+CLAUSE_STARTERS = AUXILIARIES | frozenset(
+    [
         "what",
         "whats",
         "which",
@@ -929,7 +935,6 @@ CLAUSE_STARTERS = frozenset(
         "summarize",
         "any",
         "anything",
-        "did",
     ]
 )
 
