@@ -1034,7 +1034,7 @@ def gives_a_time(question: str, *texts: str) -> bool:
 # "How many times/weeks/k's …" counts in a unit, which the answer need not name.
 _ASKS_MEASURED = re.compile(r"\s*how much (?P<what>[a-z]+)\b", re.I)
 # What follows "how much" without naming a thing: "how much does it cost?", "how much
-# longer", "how many of the …".
+# longer", "how much of the …".
 _NOT_MEASURED = frozenset(
     [
         "do",

@@ -456,7 +456,7 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
                 # question that refers back is asked with the one it refers to, never alone.
                 out[-1] = f"{out[-1]} and {part}"
                 continue
-        elif i and _bare_attribute(part) and _ASKS_WHO.match(out[-1]):
+        elif i and _bare_attribute(part) and _ASKS_WHO.search(out[-1]):
             # "Who's the kids' GP and what's the number?": the number is the GP's; asked
             # alone it is anyone's number.
             out[-1] = f"{out[-1]} and {part}"
@@ -466,7 +466,7 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
 
 
 # "Who's the kids' GP", "which locksmith do you use": a part asking for someone.
-_ASKS_WHO = re.compile(r".*\b(?:who|whom|which)\b", re.IGNORECASE | re.DOTALL)
+_ASKS_WHO = re.compile(r"\b(?:who|whom|which)\b", re.IGNORECASE)
 
 
 def _bare_attribute(part: str) -> bool:
