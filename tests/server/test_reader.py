@@ -505,3 +505,32 @@ async def test_a_document_title_answers_what_model_it_is_and_nothing_else(
     assert "page 1" not in body["result"], body
     body = await ask(client, "What should I use to get the dust out of the smoke alarm?")
     assert "vacuum" in body["result"] and "vacuum" in body["spoken"], body
+
+
+QUEUE_NOTES = """Job queue notes
+
+Retrying a failed job
+
+Task.retry sends a job back to the queue after an error the code can catch, with a
+delay between tries and a limit on how many.
+
+The worker acknowledges a job as soon as it starts. The acks_late setting moves the
+acknowledgement to the end, so a job whose worker dies halfway runs again.
+
+Use retry for errors the job raises itself, and turn on acks_late as well when running
+the job twice does no harm.
+"""
+
+
+async def test_a_name_joined_by_underscores_holds_its_words(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What does acks_late do?" is answered from the lines that name it as code writes it
+    (the question's "acks_late" is the words "acks" and "late")."""
+    client = await household_client(
+        make_client, tmp_path / "roots", {"queue-notes.txt": QUEUE_NOTES}
+    )
+    for question in ("What does acks_late do?", "Should I use retry or acks_late?"):
+        body = await ask(client, question)
+        assert body["source_used"] == "rag", body
+        assert "acks_late" in body["result"], (question, body["result"])

@@ -584,6 +584,16 @@ CODE_BOOST = 2.0
 CONTEXT_SHARE = 0.5
 
 
+_CODE_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def _identifier_words(text: str) -> frozenset[str]:
+    """The stems of the words in a text's lower-case names joined by underscores."""
+    return frozenset(
+        stem(part) for name in _CODE_NAME.findall(text) for part in name.split("_") if part
+    )
+
+
 def word_coverage(
     question: str, weights: Mapping[str, float] | None, *texts: str, weak: Iterable[str] = ()
 ) -> float:
@@ -596,6 +606,11 @@ def word_coverage(
     weak = tuple(weak)
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     around: frozenset[str] = frozenset().union(*(words_of(t) for t in weak))
+    # "acks_late" asked is the words "acks" and "late" (text.py splits it), and a name
+    # written in code's lower case says its words: "AsyncResult(task_id)" the task's id.
+    # A constant's parts say nothing of them (MNEMOLIS_OPTIONS_FILE is no "mnemolis").
+    have |= frozenset().union(*(_identifier_words(t) for t in texts))
+    around |= frozenset().union(*(_identifier_words(t) for t in weak))
     given = weights or {w: FUNCTION_SHARE if w in FUNCTION_WORDS else 1.0 for w in wanted}
     total = sum(given.get(w, 1.0) for w in wanted)
     alternatives = synonyms(question)
