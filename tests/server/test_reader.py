@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mnemolis.knowledge import relevance
+
 from .knowledge_helpers import (
     HOUSE_NOTES,
     WARRANTY,
@@ -534,3 +536,14 @@ async def test_a_name_joined_by_underscores_holds_its_words(
         body = await ask(client, question)
         assert body["source_used"] == "rag", body
         assert "acks_late" in body["result"], (question, body["result"])
+
+
+def test_what_follows_the_question_mark_is_told_not_asked() -> None:
+    """ "How do I use it? When I type procmail it does nothing." asks how (by its steps),
+    not "when"; what is told after the question weighs as what is told before it."""
+    question = "How do I use it? When I type procmail on the command line it does nothing."
+    assert relevance.asked(question) == "How do I use it?"
+    assert relevance.asked("How do I reset the boiler? It shows F22.") == (
+        "How do I reset the boiler?"
+    )
+    assert relevance.asked("The gauge says 1.2, is that ok?") == "The gauge says 1.2, is that ok?"

@@ -378,6 +378,13 @@ def _told(question: str) -> tuple[str, str]:
     """(the situation told before the question, the question itself); no situation when
     the lead is a few words ("the dishwasher, when did we buy it?") or the question is
     about what was just said ("The gauge says 1.2, is that ok?")."""
+    end = question.rfind("?")
+    after = question[end + 1 :]
+    if end > 0 and _WORD.search(after) and not ASKS_CHECK.match(after):
+        # "How do I use it? When I type procmail it does nothing.": what follows the
+        # question mark is told after the question, not asked.
+        lead, itself = _told(question[: end + 1])
+        return f"{lead} {after.strip()}".strip(), itself
     cuts = [] if ASKS_CHECK.match(question) else list(_ASKED.finditer(question))
     while cuts and JOINED.search(question[: cuts[-1].start()]):
         cuts.pop()  # "…, who was that plumber and how do I ring him?": both are asked
