@@ -21,7 +21,8 @@ embedding model), beside the bundled docs as a user has them, and judged on:
   as eval_docs judges its ``nothing`` questions, or an answer that says so);
 * **recall@5** — the default search mode (``search_rag``, as eval_docs measures
   recall) finds the truth passage among its first five passages (a passage is on the
-  truth when it holds eight consecutive words of it), beside a bare SQLite FTS5 over
+  truth when it holds eight consecutive words of it, or a shorter passage is itself a
+  run of four or more of them), beside a bare SQLite FTS5 over
   100-word windows of the same file, in the same run.
 
 The split into a tune and a held-out half is fixed in upstream.yaml (a hash of the
@@ -75,8 +76,11 @@ GUARDS = {"answer": 0.72, "refused": 0.89, "margin": 0.07}
 SHARED_WORDS = 5
 SHARED_SHARE = 0.4
 PRECISION = 0.5
-# A passage is on the truth when it holds this many consecutive words of it.
+# A passage is on the truth when it holds this many consecutive words of it, or is
+# itself (shorter) a run of at least SHORT_RUN of them: "Fetchmail is fully
+# Y2K-compliant." is the truth's first sentence whole.
 SHINGLE = 8
+SHORT_RUN = 4
 WINDOW, STRIDE = 100, 50  # bare FTS5 passages: 100-word windows, overlapping by half
 _WORD = re.compile(r"\w+", re.UNICODE)
 # English function words only: what carries no content in any text.
@@ -174,8 +178,16 @@ def shingles(text: str) -> set[tuple[str, ...]]:
     return {tuple(w[i : i + SHINGLE]) for i in range(len(w) - SHINGLE + 1)}
 
 
+def truth_marks(truth: str) -> set[tuple[str, ...]]:
+    """What a passage on the truth holds: one of its ``SHINGLE``-word runs, or (a passage
+    shorter than that) the whole passage as one of its shorter runs."""
+    w = words(truth)
+    short = {tuple(w[i : i + n]) for n in range(SHORT_RUN, SHINGLE) for i in range(len(w) - n + 1)}
+    return shingles(truth) | short
+
+
 def on_truth(passage: str, truth: set[tuple[str, ...]]) -> bool:
-    """The passage holds a run of the truth's words."""
+    """The passage holds a run of the truth's words (``truth_marks``)."""
     return not truth.isdisjoint(shingles(passage))
 
 
@@ -254,7 +266,7 @@ async def run_shape(
     try:
         for case in spec["questions"]:
             q, truth, half = case["q"], case["truth"], case["half"]
-            marks = shingles(truth)
+            marks = truth_marks(truth)
             found = passages(await store.search_rag(db, q, limit=10, mode=None))
             score.add((name, shape, half, "recall"), any(on_truth(p, marks) for p in found[:5]))
             bare_hits = [text_of[k] for k in bare.search(q, limit=5)]
