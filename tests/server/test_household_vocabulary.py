@@ -316,3 +316,17 @@ def test_whom_a_question_asks_about_must_be_in_the_passage() -> None:
         weak=["household: biscuit-dog-care.txt"],
     ).owner
     assert relevance.match("what do I need to take", None, [recipe]).owner
+
+
+def test_a_phrase_of_the_thesaurus_is_not_its_one_big_word() -> None:
+    """ "for nothing" (free) is no "it does nothing": the batteries line answers why the
+    remote does nothing, though it never says "free"; "did we get it for nothing?" still
+    asks whether it was free."""
+    question = "Why does the remote do nothing?"
+    assert relevance.names_every_thing(question, "Flat batteries stop the remote working.")
+    assert not relevance.names_every_thing(
+        "did we get the sofa for nothing?", "The sofa came from Harvey's."
+    )
+    assert relevance.names_every_thing(
+        "did we get the sofa for nothing?", "The sofa was free from a neighbour."
+    )

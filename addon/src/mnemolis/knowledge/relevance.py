@@ -111,7 +111,11 @@ def _synonym_groups() -> tuple[tuple[tuple[frozenset[str], tuple[str, ...]], ...
         members: dict[frozenset[str], tuple[str, ...]] = {}
         for member in group:
             words = [fold(w) for w in _WORD.findall(member)]
-            kept = tuple(w for w in words if w not in STOPWORDS) or tuple(words)
+            kept = tuple(w for w in words if w not in STOPWORDS)
+            if len(kept) < min(len(words), 2):
+                # "for nothing", "set up": a phrase whose one word says something else alone
+                # ("it does nothing" is not free) keeps its small words.
+                kept = tuple(words)
             members.setdefault(frozenset(stem(w) for w in kept), kept)
         groups.append(tuple(members.items()))
     return tuple(groups)
