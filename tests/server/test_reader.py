@@ -547,3 +547,38 @@ def test_what_follows_the_question_mark_is_told_not_asked() -> None:
         "How do I reset the boiler?"
     )
     assert relevance.asked("The gauge says 1.2, is that ok?") == "The gauge says 1.2, is that ok?"
+
+
+RENTAL_LEASE = """Residential tenancy agreement - excerpt
+
+Premises: 14 Banksia Court, Geelong VIC 3220
+Rental provider: Margaret Osei, c/- Bayside Property
+Renters: Dana Whitlock and Sam Whitlock
+Start date: 1 February 2025
+Rent: $560 per week, paid fortnightly
+
+One cat (Pepper) is approved. Any other pet needs the rental provider's written consent.
+"""
+
+KIDS = """Kids
+
+Noor (8) - bed at 8pm, can read until 8.30.
+Noor has swimming on Tuesdays at 4.15, needs goggles and two towels.
+Pepper sleeps in the laundry and is not allowed on the beds.
+"""
+
+
+async def test_a_line_found_by_the_question_alone_needs_its_words(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "Noor's desperate for a guinea pig. Are we actually allowed one under the lease?":
+    searched by the question alone too ("… under the lease?"), the lease's record lines
+    are near it in meaning, but they say nothing of what is asked: never the answer."""
+    client = await with_model(
+        make_client, tmp_path, embedding_model, {"lease.txt": RENTAL_LEASE, "kids.txt": KIDS}
+    )
+    body = await ask(
+        client, "Noor's desperate for a guinea pig. Are we actually allowed one under the lease?"
+    )
+    # The pets line, or no answer: never the lease's record of who or where.
+    assert "consent" in body["result"] or body["source_used"] == "none", body["result"]

@@ -956,16 +956,30 @@ async def relevant_passages(
         search or question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
     )
     alone = relevance.asked_alone(question) if search is None else None
+    measured_alone: set[int] = set()  # passages whose similarity is the question alone's
     if alone is not None:
         # "Lachie's running a temp. Who's the kids' GP?": the story leads the search to
         # Lachie's lines; the question itself finds the GP's. Both are judged.
         own = await store.search_all(
             alone, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
         )
+        measured_alone = {id(p) for p in own}
         pool = _interleaved(pool, own)[:FAQ_CANDIDATES]
     judge = functools.partial(_judged, question, weights, pool, floor, store.model_embedder())
     # Judging grows with the question: a long one is judged off the event loop (issue 29).
-    return judge() if len(question) <= INLINE_QUERY_CHARS else await off_loop(judge)
+    found = judge() if len(question) <= INLINE_QUERY_CHARS else await off_loop(judge)
+    if alone is not None and measured_alone:
+        # A passage ranked by the question alone was measured against it in meaning: its
+        # words must agree with it too ("… a guinea pig. Are we allowed one under the
+        # lease?" is not answered by the lease's "Renters" line).
+        found = [
+            (m, p)
+            for m, p in found
+            if id(p) not in measured_alone
+            or relevance.word_coverage(alone, weights, p.hit.content, weak=[p.hit.heading])
+            >= relevance.AGREE
+        ]
+    return found
 
 
 def _interleaved(first: list[Passage], second: list[Passage]) -> list[Passage]:
