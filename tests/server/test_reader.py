@@ -582,3 +582,32 @@ async def test_a_line_found_by_the_question_alone_needs_its_words(
     )
     # The pets line, or no answer: never the lease's record of who or where.
     assert "consent" in body["result"] or body["source_used"] == "none", body["result"]
+
+
+ORBITD_FAQ = "Orbitd FAQ\n\n" + "\n\n".join(
+    [
+        "Orbitd works around this problem to some extent.",
+        "Orbitd logs to syslog.",
+        "Restart orbitd after an upgrade.",
+        "Orbitd needs no root.",
+        "Orbitd reads its config once.",
+        "Orbitd ignores SIGHUP.",
+        "Stop orbitd first.",
+        "Orbitd binds port 4011.",
+        "Orbitd keeps no state.",
+        "Orbitd runs on BSD too.",
+        "Orbitd writes a pid file.",
+        "Orbitd is a small daemon that keeps the clocks of the machines on a home network in "
+        "step with one another, without asking the internet, by letting the machine with "
+        "the best clock answer the others on the local network every few minutes.",
+    ]
+)
+
+
+async def test_what_is_x_is_answered_by_the_line_saying_what_it_is(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What is orbitd?" in a folder all about orbitd: every line names it, and the one
+    that says what it is ranks below ten shorter ones; it is still found and quoted."""
+    client = await household_client(make_client, tmp_path / "roots", {"faq.txt": ORBITD_FAQ})
+    await says(client, "What is orbitd?", "keeps the clocks")

@@ -1003,7 +1003,15 @@ def _judged(
     # An answer under a heading that asks a question (a FAQ entry) is one candidate more
     # from further down: "what can you search through?" shares only "search" with it,
     # as it does with a hundred reference passages.
-    passages = pool[:CANDIDATES] + [p for p in pool[CANDIDATES:] if _asks(p.hit.heading)]
+    # So is one that says what a "what is X?" asks ("Fetchmail is a one-stop solution …"):
+    # in a folder all about X, every passage naming it is near the question in meaning.
+    what_is = _thing_defined(question) is not None
+    passages = pool[:CANDIDATES] + [
+        p
+        for p in pool[CANDIDATES:]
+        if _asks(p.hit.heading)
+        or (what_is and any(defines(question, u) for u in _units(answering_part(p.hit.content))))
+    ]
     itself = relevance.asked(question)  # "The boiler's stopped. How do I reset it?"
     how = _HOW.match(itself) is not None
     why = (
@@ -1019,7 +1027,6 @@ def _judged(
         or relevance.ASKS_MONEY.match(itself)
     )
     files = {Path(p.hit.path).name for p in passages}
-    what_is = _thing_defined(question) is not None
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
     scored = []
