@@ -547,6 +547,9 @@ def test_what_follows_the_question_mark_is_told_not_asked() -> None:
         "How do I reset the boiler?"
     )
     assert relevance.asked("The gauge says 1.2, is that ok?") == "The gauge says 1.2, is that ok?"
+    # A question mark inside a quote ends no question: the display's message is asked of.
+    shown = 'What does "Ready?" mean on the display'
+    assert relevance.asked(shown) == shown
 
 
 RENTAL_LEASE = """Residential tenancy agreement - excerpt

@@ -384,7 +384,8 @@ def _told(question: str) -> tuple[str, str]:
     about what was just said ("The gauge says 1.2, is that ok?")."""
     end = question.rfind("?")
     after = question[end + 1 :]
-    if end > 0 and _WORD.search(after) and not ASKS_CHECK.match(after):
+    # Only a question mark that ends a sentence: 'What does "Ready?" mean' asks it whole.
+    if end > 0 and after[:1].isspace() and _WORD.search(after) and not ASKS_CHECK.match(after):
         # "How do I use it? When I type procmail it does nothing.": what follows the
         # question mark is told after the question, not asked.
         lead, itself = _told(question[: end + 1])
