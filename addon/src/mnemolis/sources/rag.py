@@ -968,7 +968,7 @@ async def relevant_passages(
     judge = functools.partial(_judged, question, weights, pool, floor, store.model_embedder())
     # Judging grows with the question: a long one is judged off the event loop (issue 29).
     found = judge() if len(question) <= INLINE_QUERY_CHARS else await off_loop(judge)
-    if alone is not None and measured_alone:
+    if alone is not None:
         # A passage ranked by the question alone was measured against it in meaning: its
         # words must agree with it too ("… a guinea pig. Are we allowed one under the
         # lease?" is not answered by the lease's "Renters" line).
