@@ -31,7 +31,8 @@ corpora and shapes pooled) beside issue 28's bar: answer ≥ 0.90, refused ≥ 0
 recall@5 ≥ bare FTS5 + 0.10. Until the answer bar is met the exit code guards what is
 reached (``GUARDS``: 0.750 / 0.921 / +0.095 on 2026-12-04, once the Sphinx labels
 that spelt Celery's questions out were cut from the noq shape, less a few answers) and
-exits 1 below it. Failures are printed for the tune half only.
+exits 1 below it. Failures (a wrong answer, an answered no-answer question, a truth
+passage outside the first five) are printed for the tune half only.
 
     .venv/server/bin/python bench/eval/eval_upstream.py [--corpus NAME]... [--no-model]
         [--failures tune|none] [--keep DIR]
@@ -268,9 +269,18 @@ async def run_shape(
             q, truth, half = case["q"], case["truth"], case["half"]
             marks = truth_marks(truth)
             found = passages(await store.search_rag(db, q, limit=10, mode=None))
-            score.add((name, shape, half, "recall"), any(on_truth(p, marks) for p in found[:5]))
+            recalled = any(on_truth(p, marks) for p in found[:5])
+            score.add((name, shape, half, "recall"), recalled)
             bare_hits = [text_of[k] for k in bare.search(q, limit=5)]
-            score.add((name, shape, half, "bare"), any(on_truth(p, marks) for p in bare_hits))
+            bare_recalled = any(on_truth(p, marks) for p in bare_hits)
+            score.add((name, shape, half, "bare"), bare_recalled)
+            if not recalled and half == "tune":
+                score.failures.append(
+                    f"[{name}/{shape} recall] {q}\n      first of five: {found[0][:160]!r}"
+                    if found
+                    else f"[{name}/{shape} recall] {q}\n      no passage"
+                )
+                score.failures[-1] += f"\n      bare FTS5 found it: {bare_recalled}"
             t0 = time.perf_counter()
             result = await core.search(SearchRequest(query=q))
             latency.append(time.perf_counter() - t0)
