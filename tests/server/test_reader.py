@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.knowledge import relevance
+from mnemolis.knowledge.database import Hit
+from mnemolis.knowledge.documents import Passage
+from mnemolis.sources import rag
 
 from .knowledge_helpers import (
     HOUSE_NOTES,
@@ -614,3 +617,63 @@ async def test_what_is_x_is_answered_by_the_line_saying_what_it_is(
     that says what it is ranks below ten shorter ones; it is still found and quoted."""
     client = await household_client(make_client, tmp_path / "roots", {"faq.txt": ORBITD_FAQ})
     await says(client, "What is orbitd?", "keeps the clocks")
+
+
+ORBIT_FAQ = """# Orbit FAQ
+
+## How can I make orbit smaller? It is far too big!
+
+Several parts of orbit can be left out when you build it: give the configure script
+the options below.
+
+```
+--disable-sync   leave out syncing
+--disable-color  leave out colours
+```
+
+## Where are the notes kept?
+
+In a folder named .orbit in your home folder, one file per note.
+"""
+
+
+async def test_a_question_heading_with_a_remark_after_it_still_asks(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "How can I make orbit smaller? It is far too big!" heads an FAQ entry like any
+    question: its answer opens the entry, not the list of options below it."""
+    client = await household_client(make_client, tmp_path / "roots", {"faq.md": ORBIT_FAQ})
+    await says(
+        client,
+        "How can I make orbit smaller? It is far too big!",
+        "configure script",
+        absent=("--disable-sync",),
+    )
+
+
+def _entry(ord_: int, content: str, similarity: float) -> Passage:
+    """A paragraph of the orbit FAQ's entry 7.1, as the search hands it to the reader."""
+    heading = "faq > 7. Miscellaneous > 7.1. Where can I ask questions or send suggestions?"
+    hit = Hit(ord_, "faq.html", ord_, heading, content, 1.0)
+    return Passage("household", hit, "faq.html", 0.03, similarity)
+
+
+def test_an_faq_entry_opens_with_its_answer_not_its_shortest_line() -> None:
+    """Under one question heading, the model puts the list of addresses (mostly the heading
+    they share) nearer the question than the paragraph saying which list is for what (the
+    cosines all-MiniLM-L6-v2 gives nano's FAQ entry); the addresses say no more of the
+    question in their own words, so the entry's opening paragraph is the answer. A line
+    further down that does say more of it stays the answer."""
+    question = "Where can I ask questions or send suggestions?"
+    opening = _entry(
+        1,
+        "There are three mailing lists for orbit: info-orbit, help-orbit and orbit-devel. "
+        "help-orbit is for getting help with the program without hearing how it is made.",
+        0.585,
+    )
+    links = _entry(2, "help-orbit - https://lists.gnu.org/mailman/listinfo/help-orbit/", 0.64)
+    ranked = rag._judged(question, {}, [links, opening], None, True)
+    assert ranked[0][1] is opening, [p.hit.content for _, p in ranked]
+    says_more = _entry(2, "Send questions to help-orbit and suggestions to orbit-devel.", 0.64)
+    ranked = rag._judged(question, {}, [says_more, opening], None, True)
+    assert ranked[0][1] is says_more, [p.hit.content for _, p in ranked]

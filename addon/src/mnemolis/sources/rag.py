@@ -98,8 +98,10 @@ FAQ_CANDIDATES = 30  # how far down a passage under a heading asking a question 
 
 
 def _asks(heading: str) -> bool:
-    """Whether a passage's own heading is a question ("Which types of files can it read?")."""
-    return heading.rstrip().endswith("?")
+    """Whether a passage's own heading is a question ("Which types of files can it read?"),
+    one followed by a remark too ("How can I make it smaller? This is too bloated!")."""
+    own = heading.rsplit(" > ", 1)[-1].rstrip()
+    return own.endswith("?") or "? " in own
 
 
 # Words that make a question one about Mnemolis itself (its docs answer those first).
@@ -1083,7 +1085,7 @@ def _judged(
             scored.append((found, weight * found.value, about, rank, p))
     scored = sibling_named(scored)
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
-    scored = _entry_opening(scored)
+    scored = _entry_opening(question, weights, scored)
     ranked = [(m, p) for m, _, _, _, p in scored]
     if ranked:
         top, best = ranked[0]
@@ -1094,21 +1096,31 @@ def _judged(
     return ranked
 
 
-def _entry_opening(scored: list[Scored]) -> list[Scored]:
-    """Of an FAQ entry's paragraphs (nearly) tied at the top, each under the heading that
-    asks this question and so matching it whole, its first: an answer opens with what it
-    says ("This answer covers sendmail 8.9 and up …"), not with a line further down ("in
-    /etc/mail.", "There's another one that may be useful to know about:")."""
+def _entry_opening(question: str, weights: dict[str, float], scored: list[Scored]) -> list[Scored]:
+    """Of an FAQ entry's paragraphs at the top, each under the heading that asks this
+    question and so matching it whole, its first: an answer opens with what it says
+    ("This answer covers sendmail 8.9 and up …"), not with a line further down ("in
+    /etc/mail.", a list of the configure options).
+
+    A paragraph further down stands before the first only when it is clearly better and
+    also says more of the question in its own words: the heading they share is most of a
+    short paragraph's text, so the model finds a line of options nearer the question than
+    the paragraph saying what they are for."""
     if not scored or not _asks(scored[0][4].hit.heading) or scored[0][2] < FAQ_COVERED:
         return scored
     value, about, top = scored[0][1], scored[0][2], scored[0][4]
+
+    def own_words(t: Scored) -> float:
+        return relevance.word_coverage(question, weights, answering_part(t[4].hit.content))
+
+    says = own_words(scored[0])
     tied = [
         t
         for t in scored
-        if t[1] >= value - ENTRY_TIE
-        and t[2] == about
+        if t[2] == about
         and t[4].hit.path == top.hit.path
         and t[4].hit.heading == top.hit.heading
+        and (t[1] >= value - ENTRY_TIE or own_words(t) >= says)
     ]
     first = min(tied, key=lambda t: t[4].hit.ord)
     return scored if first is scored[0] else [first, *(t for t in scored if t is not first)]
