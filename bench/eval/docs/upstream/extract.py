@@ -72,8 +72,18 @@ def html_entries(raw: str) -> list[Entry]:
         rest = raw[m.end() :]
         stop = re.search(r"<h[123][ >]|<hr", rest)
         body = rest[: stop.start()] if stop else rest
-        toc = re.compile(r"<a href=\"#" + re.escape(anchor) + r"\">.*?</a>(?:<br/?>)?", re.S)
-        cut = [m.group(0), *toc.findall(raw)]
+        # The table of contents' link (a line of its own, or the question spelt out) goes;
+        # a link to the entry from another answer's prose ("all popular <a href="#T1">mail
+        # transport programs</a>") is part of that answer and stays.
+        toc = re.compile(
+            r"<a href=\"#" + re.escape(anchor) + r"\">(?P<text>.*?)</a>(?P<br><br/?>)?", re.S
+        )
+        links = [
+            t.group(0)
+            for t in toc.finditer(raw)
+            if t.group("br") or _NUMBER.sub("", visible_text(t.group("text"))) == question
+        ]
+        cut = [m.group(0), *links]
         out.append(Entry(question, visible_text(body), cut))
     return out
 
