@@ -677,3 +677,27 @@ def test_an_faq_entry_opens_with_its_answer_not_its_shortest_line() -> None:
     says_more = _entry(2, "Send questions to help-orbit and suggestions to orbit-devel.", 0.64)
     ranked = rag._judged(question, {}, [says_more, opening], None, True)
     assert ranked[0][1] is says_more, [p.hit.content for _, p in ranked]
+
+
+ORBIT_NOTES = """Orbit notes
+
+No, orbit works with any editor you like, graphical or in a terminal.
+
+No, orbit can keep notes in any format.
+
+Plain text, Markdown and Org files all sync the same way, and orbit never rewrites
+what it does not understand.
+
+Markdown previews open in your browser: orbit itself only ever shows plain text.
+"""
+
+
+async def test_a_yes_or_no_is_read_with_the_reasons_after_it(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "No, orbit can keep notes in any format." answers "Is orbit only for Markdown files?"
+    though only the paragraphs after it say Markdown: a one-sentence yes or no is judged
+    with the rest of its entry, and the direct answer is quoted rather than a reason after
+    it or a line that merely mentions Markdown."""
+    client = await household_client(make_client, tmp_path / "roots", {"orbit.txt": ORBIT_NOTES})
+    await says(client, "Is orbit only for Markdown files?", "any format", absent=("previews",))

@@ -58,6 +58,7 @@ LABEL_WORDS = 2.0  # a label's words in the question weigh this much more
 LABEL_WEIGHT = 1.3  # "what serial number …?": the line labelled "Serial number"
 FAQ_COVERED = 0.75  # of the question's words such a heading says
 ENTRY_TIE = 0.03  # an FAQ entry's paragraphs this close to its best are read from the first
+READ_ON = 2  # a one-sentence "Yes, …"/"No, …" is judged with this many paragraphs after it
 KIND_SHARE = 0.34  # a sentence giving the kind of fact asked beats one up to 3x better
 _LEAD_IN = r"\s*(?:(?:hey|hi|ok|okay|so|um|please)\b[\s,]*)*"  # "hey, so, how do I …"
 # "How do I …?" ("what am I supposed to do?", "how I make …"), and the same asked as an
@@ -1031,6 +1032,8 @@ def _judged(
     files = {Path(p.hit.path).name for p in passages}
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
+    for rank, reasons in _reasons_after(question, passages, pool).items():
+        context.setdefault(rank, []).extend(reasons)
     scored = []
     for rank, p in enumerate(passages):
         pointer = _POINTER.match(p.hit.content)
@@ -1094,6 +1097,28 @@ def _judged(
             # The list answers as its best item did; the figures chose the item.
             ranked = [(top, pick)] + [(m, p) for m, p in ranked if p is not pick]
     return ranked
+
+
+def _reasons_after(
+    question: str, passages: list[Passage], pool: list[Passage]
+) -> dict[int, list[str]]:
+    """For each candidate that is a one-sentence "Yes, …" or "No, …" to a yes/no question,
+    the paragraphs after it under the same heading that the search also found: the rest
+    of the entry says why, in the question's words ("No, Celery can support any
+    serialization scheme." — "… the default serialization used to be pickle …")."""
+    if _ASKS_YES_NO.match(relevance.asked(question)) is None:
+        return {}
+    at = {(p.hit.path, p.hit.ord): p for p in pool}
+    found: dict[int, list[str]] = {}
+    for rank, p in enumerate(passages):
+        own = answering_part(p.hit.content).strip()
+        if not says_yes_or_no(question, own) or len(_units(own)) != 1:
+            continue
+        for step in range(1, READ_ON + 1):
+            after = at.get((p.hit.path, p.hit.ord + step))
+            if after is not None and after.hit.heading == p.hit.heading:
+                found.setdefault(rank, []).append(answering_part(after.hit.content))
+    return found
 
 
 def _entry_opening(question: str, weights: dict[str, float], scored: list[Scored]) -> list[Scored]:
