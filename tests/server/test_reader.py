@@ -701,23 +701,3 @@ async def test_a_yes_or_no_is_read_with_the_reasons_after_it(
     it or a line that merely mentions Markdown."""
     client = await household_client(make_client, tmp_path / "roots", {"orbit.txt": ORBIT_NOTES})
     await says(client, "Is orbit only for Markdown files?", "any format", absent=("previews",))
-
-
-def test_a_passage_with_every_word_asked_is_judged_from_far_down() -> None:
-    """Ten lines the model puts nearer "How do I open the orbit dashboard?" each say one
-    of its words; the line that says them all, ranked below them for all else it says
-    about the dashboard, is still judged and answers."""
-
-    def line(n: int, content: str, similarity: float) -> Passage:
-        hit = Hit(n, "orbit.md", n, "Orbit", content, 1.0)
-        return Passage("household", hit, "orbit.md", 0.03, similarity)
-
-    near = [line(n, f"Orbit keeps note {n} in its own file.", 0.62) for n in range(10)]
-    whole = line(
-        10,
-        "Open the dashboard from the Orbit menu: it lists every note, every sync run and "
-        "every device that has ever connected, with their errors and how long each took.",
-        0.35,
-    )
-    ranked = rag._judged("How do I open the orbit dashboard?", {}, [*near, whole], None, True)
-    assert ranked and ranked[0][1] is whole, [p.hit.content for _, p in ranked[:3]]

@@ -95,7 +95,6 @@ ENTRY_WORDS = 4  # a heading of this many words ending a sentence is an FAQ's en
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 WRAPPED_LINE = 64  # a line this long that stops mid-sentence is wrapped prose
 CANDIDATES = 10
-WHOLE_WORDS = 0.9  # a passage holding this much of the question's words is judged from anywhere
 FAQ_CANDIDATES = 30  # how far down a passage under a heading asking a question is looked for
 
 
@@ -1009,15 +1008,12 @@ def _judged(
     # as it does with a hundred reference passages.
     # So is one that says what a "what is X?" asks ("Fetchmail is a one-stop solution …"):
     # in a folder all about X, every passage naming it is near the question in meaning.
-    # And one holding (nearly) every word of the question, which the model may rank low
-    # for all else a long passage says ("**Open Web UI** … shows the UI through ingress").
     what_is = _thing_defined(question) is not None
     passages = pool[:CANDIDATES] + [
         p
         for p in pool[CANDIDATES:]
         if _asks(p.hit.heading)
         or (what_is and any(defines(question, u) for u in _units(answering_part(p.hit.content))))
-        or relevance.word_coverage(question, weights, p.hit.content, p.hit.heading) >= WHOLE_WORDS
     ]
     itself = relevance.asked(question)  # "The boiler's stopped. How do I reset it?"
     how = _HOW.match(itself) is not None
