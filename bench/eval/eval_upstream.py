@@ -275,12 +275,11 @@ async def run_shape(
             bare_recalled = any(on_truth(p, marks) for p in bare_hits)
             score.add((name, shape, half, "bare"), bare_recalled)
             if not recalled and half == "tune":
+                first = f"first of five: {found[0][:160]!r}" if found else "no passage"
                 score.failures.append(
-                    f"[{name}/{shape} recall] {q}\n      first of five: {found[0][:160]!r}"
-                    if found
-                    else f"[{name}/{shape} recall] {q}\n      no passage"
+                    f"[{name}/{shape} recall] {q}\n      {first}"
+                    f"\n      bare FTS5 found it: {bare_recalled}"
                 )
-                score.failures[-1] += f"\n      bare FTS5 found it: {bare_recalled}"
             t0 = time.perf_counter()
             result = await core.search(SearchRequest(query=q))
             latency.append(time.perf_counter() - t0)
