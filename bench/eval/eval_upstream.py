@@ -1,12 +1,14 @@
 """Answers from FAQs nobody here wrote, asked their own questions (issue 28).
 
-Four upstream FAQs, vendored under bench/eval/docs/upstream/<name>/ (see each
+Five upstream FAQs, vendored under bench/eval/docs/upstream/<name>/ (see each
 ``SOURCE``): nano's HTML FAQ (``<h3>`` questions), fetchmail's HTML FAQ (``<h2>``
-"G1." questions), Celery's reStructuredText FAQ (section titles) and procmail's
-plain-text FAQ (numbered question lines). docs/upstream/extract.py reads their
-questions and answers (the truth) into upstream.yaml and writes each file a second
-time with the question headings removed (``noq``): every corpus is asked in both
-shapes, the file as shipped and the answers without their questions.
+"G1." questions), Celery's reStructuredText FAQ (section titles), procmail's
+plain-text FAQ (numbered question lines) and Midnight Commander's plain-text FAQ
+("2.1 Question?" lines at the margin over answers set in, a contents list on top).
+docs/upstream/extract.py reads their questions and answers (the truth) into
+upstream.yaml and writes each file a second time with the question headings removed
+(``noq``): every corpus is asked in both shapes, the file as shipped and the answers
+without their questions.
 
 Each shape is indexed alone by one Mnemolis with its default settings (the bundled
 embedding model), beside the bundled docs as a user has them, and judged on:
@@ -29,10 +31,10 @@ The split into a tune and a held-out half is fixed in upstream.yaml (a hash of t
 question). Prints Markdown tables, the halves apart, and each held-out figure (all
 corpora and shapes pooled) beside issue 28's bar: answer ≥ 0.90, refused ≥ 0.90,
 recall@5 ≥ bare FTS5 + 0.10. Until the answer bar is met the exit code guards what is
-reached (``GUARDS``: 0.750 / 0.921 / +0.095 on 2026-12-04, once the Sphinx labels
-that spelt Celery's questions out were cut from the noq shape, less a few answers) and
-exits 1 below it. Failures (a wrong answer, an answered no-answer question, a truth
-passage outside the first five) are printed for the tune half only.
+reached (``GUARDS``: 0.729 / 0.938 / +0.047 on 2026-12-05, once Midnight Commander's
+FAQ joined the four, less a few answers) and exits 1 below it. Failures (a wrong
+answer, an answered no-answer question, a truth passage outside the first five) are
+printed for the tune half only.
 
     .venv/server/bin/python bench/eval/eval_upstream.py [--corpus NAME]... [--no-model]
         [--failures tune|none] [--keep DIR]
@@ -69,9 +71,10 @@ HALVES = ("tune", "held")
 ANSWER_BAR = 0.90
 REFUSED_BAR = 0.90
 OVER_BASELINE = 0.10
-# What the exit code guards meanwhile: the held-out figures reached (0.750, 0.921,
-# +0.095) less three answers, one refusal and two recalled passages.
-GUARDS = {"answer": 0.72, "refused": 0.89, "margin": 0.07}
+# What the exit code guards meanwhile: the held-out figures reached (0.729, 0.938,
+# +0.047 with the fifth FAQ, Midnight Commander's; 0.750, 0.921, +0.095 with the four
+# before it) less three answers, one refusal and two recalled passages.
+GUARDS = {"answer": 0.71, "refused": 0.91, "margin": 0.03}
 # An answer is right when it shares this many of the truth's words (fewer when the
 # truth is short: this share of them) and most of its own words come from the truth.
 SHARED_WORDS = 5

@@ -142,6 +142,39 @@ def text_entries(raw: str) -> list[Entry]:
     return out
 
 
+# --- plain text: "2.1 How do I ...?" at the margin, answers indented, a contents list ---
+
+_DOTTED_Q = re.compile(r"^\d+\.\d+\s+\S[^\n]*\n", re.M)
+_NEXT_MARGIN = re.compile(r"^\S", re.M)
+
+
+def dotted_entries(raw: str) -> list[Entry]:
+    """Questions of a "1.1 What is …?" plain-text FAQ: the answer is the indented block
+    under it, up to the next line at the margin. A question runs on over the lines after
+    it until one ends a sentence. The noq shape also loses the question's line in the
+    contents ("+ 1.1 What is …?", wrapped lines indented deeper)."""
+    out: list[Entry] = []
+    for m in _DOTTED_Q.finditer(raw):
+        end = m.end()
+        question = m.group(0)
+        while (
+            not question.rstrip().endswith(("?", "!", ".")) and raw[end:].split("\n", 1)[0].strip()
+        ):
+            line = raw[end:].split("\n", 1)[0] + "\n"
+            question += line
+            end += len(line)
+        rest = raw[end:]
+        stop = _NEXT_MARGIN.search(rest)
+        body = rest[: stop.start()] if stop else rest
+        number = question.split()[0]
+        toc = re.search(
+            rf"^ +\+ {re.escape(number)} [^\n]*\n(?: {{6,}}(?!\+)\S[^\n]*\n)*", raw, re.M
+        )
+        cut = ([toc.group(0)] if toc else []) + [question]  # the contents line first
+        out.append(Entry(_NUMBER.sub("", _clean(question)), _clean(body), cut))
+    return out
+
+
 # --- the corpora ---------------------------------------------------------------------
 
 CORPORA: dict[str, tuple[str, str]] = {
@@ -150,8 +183,9 @@ CORPORA: dict[str, tuple[str, str]] = {
     "fetchmail": ("fetchmail-FAQ.html", "html"),
     "celery": ("faq.rst", "rst"),
     "procmail": ("FAQ.txt", "text"),
+    "mc": ("FAQ.txt", "dotted"),
 }
-READERS = {"html": html_entries, "rst": rst_entries, "text": text_entries}
+READERS = {"html": html_entries, "rst": rst_entries, "text": text_entries, "dotted": dotted_entries}
 
 # "No answer" questions: (asked of corpus, the other project's question). Each pair was
 # read against the folder it is asked of: the folder says nothing that answers it (a
@@ -201,6 +235,16 @@ NOTHING: list[tuple[str, str]] = [
     ("procmail", "Can I use Celery with ActiveMQ/STOMP?"),
     ("procmail", "Does Celery support Windows?"),
     ("procmail", "Can I get the task id of the current task?"),
+    ("mc", "Does Celery support task priorities?"),
+    ("mc", "Can I cancel the execution of a task?"),
+    ("mc", "Is Celery dependent on pickle?"),
+    ("mc", "Is it safe to run celery worker as root?"),
+    ("mc", "Is procmail Y2K safe/compliant?"),
+    ("mc", "How do I use procmail as a general mail filter inside sendmail?"),
+    ("mc", "Is fetchmail Y2K-compliant?"),
+    ("mc", "How can I use fetchmail with GMail/Google Mail?"),
+    ("mc", "Why the name change from TIP?"),
+    ("mc", "Why should I use nano instead of Pico?"),
 ]
 
 
