@@ -363,3 +363,74 @@ def test_a_definition_term_heads_its_answer_whether_or_not_it_asks() -> None:
     )
     assert chunk_with(chunks, "warming up").heading.endswith("Why does the light blink?")
     assert not any(c.content == "The fan rattles at night." for c in chunks)
+
+
+# A plain-text FAQ as many GNU packages ship it: a contents list of its numbered
+# questions, then each "2.1 Question?" at the margin over its answer, set in.
+CONTENTS_FAQ = """Garden Pump
+Frequently Asked Questions
+
+     * 1 Getting started
+          + 1.1 What is the garden pump?
+          + 1.2 Where can I buy a spare filter?
+
+     * 2 Problems
+          + 2.1 Why does the pump hum but not
+            draw water?
+
+1 Getting started
+
+1.1 What is the garden pump?
+
+   A small electric pump that lifts rain water from the butt to the beds.
+
+1.2 Where can I buy a spare filter?
+
+   The shop is at https://pumps.example.org/filters
+
+2 Problems
+
+2.1 Why does the pump hum but not draw water?
+
+   The inlet is blocked or the pump has lost its prime.  Fill it again:
+
+     prime --fill
+
+   Then start it with the valve half open.
+
+2.2 Is it safe to leave it out in winter?
+
+   No, frost cracks the housing.  Bring it in once nights drop below zero.
+"""
+
+
+def test_a_contents_list_of_questions_answered_below_is_no_passage() -> None:
+    """ "+ 1.1 What is …?" in the contents spells the question out: a search for it would
+    find the contents line, not the answer under "1.1" further down."""
+    chunks = chunks_of("pump-faq.txt", CONTENTS_FAQ)
+    assert not any("+ 1.1" in c.content or "+ 2.1" in c.content for c in chunks), chunks
+    assert chunk_with(chunks, "lifts rain water").heading.endswith("1.1 What is the garden pump?")
+
+
+def test_a_one_line_answer_without_a_full_stop_answers_its_question() -> None:
+    """A short answer that ends in a link, not a full stop, is still the answer: it is
+    quoted under its question, and the question is no passage of its own."""
+    chunks = chunks_of("pump-faq.txt", CONTENTS_FAQ)
+    shop = chunk_with(chunks, "pumps.example.org")
+    assert shop.heading.endswith("1.2 Where can I buy a spare filter?")
+    assert shop.content == "The shop is at https://pumps.example.org/filters"
+    assert_no_bare_question(chunks)
+
+
+def test_a_command_set_in_deeper_is_no_heading() -> None:
+    """A short line set in deeper than the text before it is an example in that text,
+    not a title over what follows: the answers after it keep their own questions, and
+    a lead-in with nothing after it stays under its question."""
+    chunks = chunks_of("pump-faq.txt", CONTENTS_FAQ)
+    assert not any("prime --fill" in c.heading for c in chunks), chunks
+    assert chunk_with(chunks, "frost cracks").heading.endswith(
+        "2 Problems > 2.2 Is it safe to leave it out in winter?"
+    )
+    assert chunk_with(chunks, "valve half open").heading.endswith(
+        "2.1 Why does the pump hum but not draw water?"
+    )

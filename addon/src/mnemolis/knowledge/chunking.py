@@ -636,18 +636,24 @@ def _section_chunks(
     labelled = _ASKS.search(base) is not None  # under a question heading: "A:" may open it
 
     def settle() -> None:
-        """A lead with nothing after it joins the chunk before it, or stands alone."""
-        nonlocal pending
+        """A lead with nothing after it joins the chunk before it, or stands alone; under
+        a question nothing else answers, it is the answer ("The main site is https://…")."""
+        nonlocal pending, waiting
         if not pending:
             return
-        if (
+        head = f"{base} > {question}" if base and question else base or question
+        if question and waiting:
+            answered.add(_key(question))
+            waiting = False
+            chunks.append(Chunk(head, pending))
+        elif (
             chunks
-            and chunks[-1].heading == base
+            and chunks[-1].heading == head
             and (len(chunks[-1].content) + len(pending) < max_chars)
         ):
             chunks[-1].content = f"{chunks[-1].content}\n{pending}"
         else:
-            chunks.append(Chunk(base, pending))
+            chunks.append(Chunk(head, pending))
         pending = ""
 
     def unasked() -> None:
@@ -740,10 +746,21 @@ def chunk_sections(
     for section in sections:
         base = _titled(section.heading, title)
         _section_chunks(section, base, max_chars, chunks, answered, unanswered)
-    if unanswered:  # the FAQ's list of its questions: each is answered under its own
-        listed = {id(c) for c in unanswered if _key(c.content) in answered}
-        chunks = [c for c in chunks if id(c) not in listed]
-    return chunks
+    # The FAQ's list of its questions (lines, or a contents list's items): each is
+    # answered under its own, and spelling the question out it would outrank the answer.
+    listed = {id(c) for c in unanswered if _key(c.content) in answered}
+    listed |= {id(c) for c in chunks if _listed_question(c.content, answered)}
+    return [c for c in chunks if id(c) not in listed]
+
+
+def _listed_question(text: str, answered: set[str]) -> bool:
+    """Whether a passage is one list item asking a question the file answers elsewhere
+    ("+ 1.1 What is Midnight Commander?" in the contents)."""
+    item = _BULLET.match(text)
+    if item is None:
+        return False
+    rest = text[item.end() - 1 :].strip()
+    return bool(_ASKS.search(rest)) and _key(rest) in answered
 
 
 def embedding_text(heading: str, content: str) -> str:

@@ -97,8 +97,10 @@ TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts b
 # rebuilt from the files (2: structural chunks, file names in headings, porter stems;
 # 3: table rows labelled by their header, one passage per statement line; 4: questions
 # head their answers, space-aligned tables, contact lines, no sentence cut at "Dr.";
-# 5: titles over headed parts, <dt> sentences heading their <dd>, lists without marks).
-INDEX_FORMAT = "5"
+# 5: titles over headed parts, <dt> sentences heading their <dd>, lists without marks;
+# 6: contents lists of questions dropped, one-line answers under their question, no
+# heading from a line set in deeper than the text before it).
+INDEX_FORMAT = "6"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 

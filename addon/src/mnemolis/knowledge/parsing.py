@@ -524,9 +524,14 @@ def text_sections(text: str) -> list[Section]:
         lines.clear()
 
     previous_blank = True
+    # How far the last line of text was set in. Under text set in (an FAQ's answers), a
+    # short line set in deeper ("     export TERM=vt100") is an example in it, no title;
+    # after text at the margin a line set in may be a centred title.
+    indent = 0
     i = 0
     while i < len(source):
         line = source[i].strip()
+        deeper = bool(line) and 0 < indent < _indent(source[i])
         after = source[i + 1].strip() if i + 1 < len(source) else ""
         if (
             previous_blank
@@ -549,6 +554,7 @@ def text_sections(text: str) -> list[Section]:
         if (
             line
             and previous_blank
+            and not deeper
             and (after or capitals or alone)
             and title_line(line, after or alone)
         ):
@@ -559,9 +565,16 @@ def text_sections(text: str) -> list[Section]:
             continue
         lines.append(source[i])
         previous_blank = not line
+        if line:
+            indent = _indent(source[i])
         i += 1
     flush()
     return sections
+
+
+def _indent(line: str) -> int:
+    """How far a line is set in (a tab as eight)."""
+    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
 
 
 def document_text(name: str, raw: bytes) -> str:
