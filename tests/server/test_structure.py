@@ -434,3 +434,22 @@ def test_a_command_set_in_deeper_is_no_heading() -> None:
     assert chunk_with(chunks, "valve half open").heading.endswith(
         "2.1 Why does the pump hum but not draw water?"
     )
+
+
+def test_an_unnumbered_question_inside_a_numbered_answer_is_part_of_it() -> None:
+    """Where every question is numbered, a question quoted inside an answer (a reader's
+    letter) is the answer's text: what follows it stays under the numbered question."""
+    text = (
+        "3.1 Why does the pump stop after an hour?\n\n"
+        "   A reader wrote: it runs fine, then stops and will not start again.\n\n"
+        "   Is it broken?\n\n"
+        "   No. The thermal cut-out trips when the housing gets too hot; let it cool.\n\n"
+        "3.2 How do I clean the filter?\n\n"
+        "   Rinse it under the tap once a month.\n"
+    )
+    chunks = chunks_of("pump-faq.txt", text)
+    assert_no_bare_question(chunks)
+    cut_out = chunk_with(chunks, "thermal cut-out")
+    assert cut_out.heading.endswith("3.1 Why does the pump stop after an hour?")
+    assert "Is it broken?" in cut_out.content
+    assert chunk_with(chunks, "Rinse it").heading.endswith("3.2 How do I clean the filter?")

@@ -116,6 +116,7 @@ class _Block:
     kind: str  # "prose" | "item" | "steps" | "record" | "code" | "question"
     lead: str = ""
     entry: str = ""  # the numbered paragraph it is part of, when that may be a FAQ entry
+    labelled: bool = False  # a question with its number or "Q:" before it
 
 
 def _cells(row: str) -> list[str]:
@@ -346,11 +347,12 @@ def _follows(entry: str, question: str) -> bool:
     )
 
 
-def _asked(lines: list[str]) -> str:
+def _asked(lines: list[str]) -> _Block:
     """A question's lines as one heading, without its "Q:" label."""
     text = " ".join(line.strip() for line in lines)
     label = _QUESTION_LABEL.match(text)
-    return text[label.end() :] if label and text[:1] in "Qq" else text
+    asked = text[label.end() :] if label and text[:1] in "Qq" else text
+    return _Block(asked, "question", labelled=label is not None)
 
 
 def _unlabelled(line: str) -> str:
@@ -406,7 +408,7 @@ def _prose(lines: list[str]) -> Iterator[_Block]:
             if body or title:
                 yield _Block("\n".join(body) or title, "prose", title if body else "")
             title, body = "", []
-            yield _Block(_asked(lines[i : i + asks]), "question")
+            yield _asked(lines[i : i + asks])
             i += asks
             if i < len(lines):
                 lines[i] = _unlabelled(lines[i])
@@ -469,7 +471,7 @@ def _blocks(text: str) -> Iterator[_Block]:
             continue
         first = 0
         while first < len(lines) and (asks := _question(lines, first)):
-            yield _Block(_asked(lines[first : first + asks]), "question")
+            yield _asked(lines[first : first + asks])
             first += asks
             if first < len(lines):
                 lines[first] = _unlabelled(lines[first])
@@ -482,7 +484,7 @@ def _blocks(text: str) -> Iterator[_Block]:
             # FAQ entry standing as its own paragraph; a question when it asks, else one
             # when it follows the question numbered just before it (chunk_sections).
             if _ASKS.search(lines[-1]):
-                yield _Block(" ".join(lines), "question")
+                yield _Block(" ".join(lines), "question", labelled=True)
                 continue
             entry = " ".join(lines)
             for block in _structure(lines):
@@ -666,7 +668,13 @@ def _section_chunks(
         if block.entry and question and block.entry == question:
             continue  # the rest of a numbered entry read as the question below
         if block.entry and _follows(block.entry, question):
-            block = _Block(block.entry, "question")
+            block = _Block(block.entry, "question", labelled=True)
+        if block.kind == "question" and not waiting and _numbers(question) and not block.labelled:
+            # In an FAQ whose questions are numbered, a question with no number or "Q:"
+            # inside an answer is part of it (a reader's question quoted, "Is it broken?"):
+            # it leads into what follows, under the numbered question.
+            pending = f"{pending}\n{block.text}" if pending else block.text
+            continue
         if block.kind == "question":
             settle()
             unasked()
