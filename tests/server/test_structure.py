@@ -453,3 +453,102 @@ def test_an_unnumbered_question_inside_a_numbered_answer_is_part_of_it() -> None
     assert cut_out.heading.endswith("3.1 Why does the pump stop after an hour?")
     assert "Is it broken?" in cut_out.content
     assert chunk_with(chunks, "Rinse it").heading.endswith("3.2 How do I clean the filter?")
+
+
+# A plain-text FAQ in chapters: its contents list the numbered questions under their
+# chapter lines, then each chapter repeats them over their answers, set in.
+CHAPTERS_FAQ = """Frequently asked questions about the Pond shell
+
+Chapter 1:  Introducing the shell
+1.1:  What is it?
+1.2:  On what machines will it run?
+
+Chapter 2:  Getting things to work
+2.1:  Why does `$var' not split into
+      two words?
+2.2:  In which startup file do I put my prompt?
+
+Chapter 1:  Introducing the shell
+
+1.1:  What is it?
+
+  A command interpreter for small ponds.
+
+1.2:  On what machines will it run?
+
+  Any machine with a C compiler and a POSIX library.
+
+Chapter 2:  Getting things to work
+
+2.1:  Why does `$var' not split into
+      two words?
+
+  Pond does not split a variable's value at spaces.  Use ${=var} to split it.
+
+2.2:  In which startup file do I put my prompt?
+
+  Put it in ~/.pondrc, which every interactive shell reads.
+"""
+
+
+def test_chapter_lines_head_their_questions() -> None:
+    """ "Chapter 2:  Getting things to work" is a heading, though it holds a colon and
+    six words: the contents under it are a list of questions answered below (no
+    passage), and the questions after it in the text are in that chapter."""
+    chunks = chunks_of("pond-faq.txt", CHAPTERS_FAQ)
+    assert_no_bare_question(chunks)
+    assert not any("Chapter" in c.content for c in chunks), chunks
+    split = chunk_with(chunks, "does not split")
+    assert split.heading.endswith(
+        "Chapter 2:  Getting things to work > 2.1:  Why does `$var' not split into two words?"
+    )
+
+
+def test_a_question_opening_with_a_preposition_heads_its_answer() -> None:
+    """ "In which startup file …?" and "On what machines …?" ask as "Which …?" does: in a
+    list of the questions they are no answer to the one before them."""
+    text = (
+        "Contents\n\n1.1:  What is it?\n1.2:  On what machines will it run?\n"
+        "1.3:  In which startup file do I put my prompt?\n\n"
+        "1.1:  What is it?\n\n  A command interpreter for small ponds.\n\n"
+        "1.2:  On what machines will it run?\n\n  Any machine with a C compiler.\n\n"
+        "1.3:  In which startup file do I put my prompt?\n\n  Put it in ~/.pondrc.\n"
+    )
+    chunks = chunks_of("pond-faq.txt", text)
+    assert_no_bare_question(chunks)
+    assert not any("On what machines" in c.content for c in chunks), chunks
+    assert chunk_with(chunks, "~/.pondrc").heading.endswith(
+        "1.3:  In which startup file do I put my prompt?"
+    )
+    assert chunk_with(chunks, "C compiler").heading.endswith("1.2:  On what machines will it run?")
+
+
+def test_a_contents_list_names_the_entries_that_do_not_ask() -> None:
+    """Numbered entries put as titles ("1.1:  Sources of information") head their
+    answers when the contents list names them, as the ones that ask do; the contents
+    list itself is no passage, and a chapter named by a question is still a chapter."""
+    text = (
+        "Pond shell FAQ\n\n"
+        "Chapter 1:  Introducing the shell\n1.1:  Sources of information\n"
+        "1.2:  What is it?\n\n"
+        "Chapter 2:  How does it differ from other shells?\n"
+        "2.1:  Differences from the Bourne shell\n2.2:  Why do my aliases not work?\n\n"
+        "Chapter 1:  Introducing the shell\n\n"
+        "1.1:  Sources of information\n\n  The manual pages first, then the mailing list.\n\n"
+        "1.2:  What is it?\n\n  A command interpreter for small ponds.\n\n"
+        "Chapter 2:  How does it differ from other shells?\n\n"
+        "2.1:  Differences from the Bourne shell\n\n  Arrays start at one.\n\n"
+        "2.2:  Why do my aliases not work?\n\n  They are expanded when a line is read.\n"
+    )
+    chunks = chunks_of("pond-faq.txt", text)
+    assert not any(c.content.startswith(("1.1:", "1.2:", "2.1:", "2.2:")) for c in chunks)
+    assert chunk_with(chunks, "manual pages").heading.endswith(
+        "Chapter 1:  Introducing the shell > 1.1:  Sources of information"
+    )
+    assert chunk_with(chunks, "Arrays start").heading.endswith(
+        "Chapter 2:  How does it differ from other shells? > "
+        "2.1:  Differences from the Bourne shell"
+    )
+    assert chunk_with(chunks, "when a line is read").heading.endswith(
+        "2.2:  Why do my aliases not work?"
+    )

@@ -87,6 +87,13 @@ QUESTION_WORDS = frozenset(
     ]
 )
 _FIRST_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
+# A question word after its preposition: "In which file …?", "On what machines …?",
+# "For how long …?", "To whom …?".
+_PREPOSED = re.compile(
+    r"(?:about|after|at|before|by|for|from|in|into|of|on|since|through|to|under|until|"
+    r"with|within|without)\s+(?:what|which|whom|whose|where|when|how)\b",
+    re.I,
+)
 _ASKS = re.compile(r"\?[*_]*$")  # ends in "?" (not in a quotation: '… “How many?”')
 QUESTION_CHARS = 300  # a question heading longer than this is a paragraph that asks
 # A line of a list written without bullets: "Plumber - Joe Smith - 555-0100", a phone number,
@@ -117,6 +124,7 @@ class _Block:
     lead: str = ""
     entry: str = ""  # the numbered paragraph it is part of, when that may be a FAQ entry
     labelled: bool = False  # a question with its number or "Q:" before it
+    listed: bool = False  # an entry of a FAQ's contents list
 
 
 def _cells(row: str) -> list[str]:
@@ -288,7 +296,10 @@ def _question(lines: list[str], i: int) -> int:
     if label and line[0] in "Qq":
         return _labelled_question(lines, i)
     word = _FIRST_WORD.match(line, opening)
-    if word is None or re.sub("['\u2019]", "", word.group().lower()) not in QUESTION_WORDS:
+    if word is None or (
+        re.sub("['\u2019]", "", word.group().lower()) not in QUESTION_WORDS
+        and _PREPOSED.match(line, opening) is None
+    ):
         return 0
     size = 0
     for n in range(i, min(i + 3, len(lines))):
@@ -329,6 +340,24 @@ def _entry(lines: list[str]) -> bool:
         and _NUMBER.match(lines[0]) is not None
         and sum(len(line) + 1 for line in lines) <= ENTRY_CHARS
     )
+
+
+def _contents(lines: list[str]) -> list[list[str]]:
+    """The entries of a list of numbered FAQ entries ("1.1:  What is it?" a line, wrapped
+    lines after), when the paragraph is one and some entry asks; else []."""
+    entries: list[list[str]] = []
+    for line in lines:
+        if _NUMBER.match(line):
+            entries.append([line])
+        elif entries and not ENDS_SENTENCE.search(entries[-1][-1]):
+            entries[-1].append(line)  # "2.1:  Why does `$var' not split into\n two words?"
+        else:
+            return []
+    asking = sum(1 for e in entries if _ASKS.search(e[-1]))
+    levels = all(len(_numbers(e[0])) > 1 for e in entries)  # "1.1", not steps "1."
+    if len(entries) < 2 or not asking or not (levels or 2 * asking > len(entries)):
+        return []
+    return entries
 
 
 def _numbers(text: str) -> tuple[int, ...]:
@@ -478,6 +507,14 @@ def _blocks(text: str) -> Iterator[_Block]:
         if first:
             lines = lines[first:]
         if not lines:
+            continue
+        entries = _contents(lines)
+        if entries:
+            # "1.1:  Sources of information\n1.2:  What is it?": a list of numbered
+            # entries (a FAQ's contents), one heading each, never one entry's answer.
+            for listed in entries:
+                text = _asked(listed).text if _ASKS.search(listed[-1]) else " ".join(listed)
+                yield _Block(text, "question", labelled=True, listed=True)
             continue
         if not first and _entry(lines):
             # "2. I installed it, but how …?\n   use it?  It does nothing.": a numbered
@@ -630,6 +667,7 @@ def _section_chunks(
     chunks: list[Chunk],
     answered: set[str],
     unanswered: list[Chunk],
+    listed: set[str],
 ) -> None:
     """Append one section's chunks (headed by ``base``), questions heading their answers."""
     pending = ""  # a lead-in line waiting for the block it introduces
@@ -667,8 +705,11 @@ def _section_chunks(
     for block in _blocks(section.text):
         if block.entry and question and block.entry == question:
             continue  # the rest of a numbered entry read as the question below
-        if block.entry and _follows(block.entry, question):
+        if block.entry and (_follows(block.entry, question) or _key(block.entry) in listed):
+            # The entry after the numbered question, or one the contents list names.
             block = _Block(block.entry, "question", labelled=True)
+        if block.listed:
+            listed.add(_key(block.text))
         if block.kind == "question" and not waiting and _numbers(question) and not block.labelled:
             # In an FAQ whose questions are numbered, a question with no number or "Q:"
             # inside an answer is part of it (a reader's question quoted, "Is it broken?"):
@@ -751,14 +792,15 @@ def chunk_sections(
     chunks: list[Chunk] = []
     answered: set[str] = set()
     unanswered: list[Chunk] = []
+    listed: set[str] = set()  # the entries a contents list names
     for section in sections:
         base = _titled(section.heading, title)
-        _section_chunks(section, base, max_chars, chunks, answered, unanswered)
+        _section_chunks(section, base, max_chars, chunks, answered, unanswered, listed)
     # The FAQ's list of its questions (lines, or a contents list's items): each is
     # answered under its own, and spelling the question out it would outrank the answer.
-    listed = {id(c) for c in unanswered if _key(c.content) in answered}
-    listed |= {id(c) for c in chunks if _listed_question(c.content, answered)}
-    return [c for c in chunks if id(c) not in listed]
+    dropped = {id(c) for c in unanswered if _key(c.content) in answered}
+    dropped |= {id(c) for c in chunks if _listed_question(c.content, answered)}
+    return [c for c in chunks if id(c) not in dropped]
 
 
 def _listed_question(text: str, answered: set[str]) -> bool:

@@ -485,6 +485,14 @@ _CONTINUES = frozenset(
 )
 
 
+# A numbered part of a document, named: "Chapter 3: Getting things to work", "Part II.
+# Options", "Appendix A - Licence".
+_NUMBERED_PART = re.compile(
+    r"(?:chapter|part|section|appendix)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])\b[.:)]?\s+[-\u2013\u2014]?\s*\w",
+    re.I,
+)
+
+
 def title_line(line: str, after: str) -> bool:
     """A heading line in text without markup: short, no sentence or record in it.
 
@@ -493,6 +501,8 @@ def title_line(line: str, after: str) -> bool:
     continues it too, so neither is a heading.
     """
     words = line.split()
+    if _NUMBERED_PART.match(line) and len(line) <= 80:
+        return True  # "Chapter 3: How to get various things to work", "Chapter 2: Why?"
     if not words or len(line) > 40 or len(words) > 5 or not line[0].isalnum():
         return False
     if _TITLE_END.search(line) or ": " in line or " | " in line:
