@@ -552,3 +552,16 @@ def test_a_contents_list_names_the_entries_that_do_not_ask() -> None:
     assert chunk_with(chunks, "when a line is read").heading.endswith(
         "2.2:  Why do my aliases not work?"
     )
+
+
+def test_box_drawn_underlines_mark_titles() -> None:
+    """Text rendered from HTML draws its titles' underlines with box-drawing rules
+    ("──────"): the title heads what follows, and the rule is no passage."""
+    text = (
+        "1. Definitions\n\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\n\n"
+        "1.1. Who keeps the pond?\n\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\n\n"
+        "The garden club, every second Saturday.\n"
+    )
+    chunks = chunks_of("pond-faq.txt", text)
+    assert not any("\u2500" in c.content for c in chunks), chunks
+    assert chunk_with(chunks, "garden club").heading.endswith("1.1. Who keeps the pond?")

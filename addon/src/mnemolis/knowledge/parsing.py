@@ -460,7 +460,9 @@ def parse_document(name: str, raw: bytes) -> list[Section]:
     return read_document(name, raw).sections
 
 
-_UNDERLINE = re.compile(r"(?:=+|-+|~+|\*+|\^+|#+)")
+# Under a title: reStructuredText's and Markdown's marks, and the box-drawing rules that
+# text rendered from HTML (w3m, lynx, DocBook's text output) draws ("──────").
+_UNDERLINE = re.compile(r"(?:=+|-+|~+|\*+|\^+|#+|\u2500+|\u2501+|\u2550+)")
 _TITLE_END = re.compile(r"[.,;:!?)\]]$")
 # A line ending in one of these continues on the next line (hard-wrapped prose).
 _CONTINUES = frozenset(
