@@ -565,3 +565,15 @@ def test_box_drawn_underlines_mark_titles() -> None:
     chunks = chunks_of("pond-faq.txt", text)
     assert not any("\u2500" in c.content for c in chunks), chunks
     assert chunk_with(chunks, "garden club").heading.endswith("1.1. Who keeps the pond?")
+
+
+def test_a_sentence_opening_with_chapter_is_no_heading() -> None:
+    """ "Chapter 2 explains the pump." is a sentence about a chapter, not its title, and
+    a "Part 3 of the manual covers" that runs on below is one too."""
+    text = (
+        "Pump notes\n\nChapter 2 explains how to prime the pump.\n\nPrime it before use.\n\n"
+        "Part 3 of the manual covers\nwinter storage in detail.\n"
+    )
+    chunks = chunks_of("pump-notes.txt", text)
+    assert not any("Chapter 2" in c.heading or "Part 3" in c.heading for c in chunks), chunks
+    assert chunk_with(chunks, "Chapter 2 explains")

@@ -503,8 +503,10 @@ def title_line(line: str, after: str) -> bool:
     continues it too, so neither is a heading.
     """
     words = line.split()
-    if _NUMBERED_PART.match(line) and len(line) <= 80:
-        return True  # "Chapter 3: How to get various things to work", "Chapter 2: Why?"
+    if _NUMBERED_PART.match(line) and len(line) <= 80 and not line.endswith((".", ",", ";")):
+        # "Chapter 3: How to get various things to work", "Chapter 2: Why?"; not "Part 2
+        # of the guide explains it." nor a line whose sentence runs on below.
+        return not after or not after[:1].islower()
     if not words or len(line) > 40 or len(words) > 5 or not line[0].isalnum():
         return False
     if _TITLE_END.search(line) or ": " in line or " | " in line:
