@@ -675,13 +675,17 @@ def _section_chunks(
     waiting = False  # the question has no chunk under it yet
     labelled = _ASKS.search(base) is not None  # under a question heading: "A:" may open it
 
+    def outer() -> str:
+        """The heading of what stands under the current question (or the section)."""
+        return f"{base} > {question}" if base and question else base or question
+
     def settle() -> None:
         """A lead with nothing after it joins the chunk before it, or stands alone; under
-        a question nothing else answers, it is the answer ("The main site is https://…")."""
+        a question nothing else answers, it is the answer ("Yes", "The main site is …")."""
         nonlocal pending, waiting
         if not pending:
             return
-        head = f"{base} > {question}" if base and question else base or question
+        head = outer()
         if question and waiting:
             answered.add(_key(question))
             waiting = False
@@ -721,8 +725,7 @@ def _section_chunks(
             unasked()
             question, waiting = block.text, True
             continue
-        outer = f"{base} > {question}" if base and question else base or question
-        heading = outer
+        heading = outer()
         if block.lead:
             heading = f"{heading} > {block.lead}" if heading else block.lead
         if (
@@ -738,7 +741,7 @@ def _section_chunks(
         if pending and block.lead and not pending.endswith(":"):
             # A title over headed parts ("SafeHome SA-10 smoke alarm" over "Testing") names
             # the whole, not the first part: a passage of its own.
-            chunks.append(Chunk(outer, pending))
+            chunks.append(Chunk(outer(), pending))
             pending = ""
         text = f"{pending}\n{block.text}" if pending else block.text
         pending = ""
@@ -767,11 +770,6 @@ def _section_chunks(
             continue
         for piece in _split_long(text, max_chars):
             chunks.append(Chunk(heading, piece))
-    if pending and question and waiting:  # "Yes" under its question
-        heading = f"{base} > {question}" if base else question
-        answered.add(_key(question))
-        chunks.append(Chunk(heading, pending))
-        pending, waiting = "", False
     settle()  # a lead with nothing after it ("See also" over a dropped list)
     unasked()
 

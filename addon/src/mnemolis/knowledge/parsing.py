@@ -588,7 +588,8 @@ def text_sections(text: str) -> list[Section]:
 
 def _indent(line: str) -> int:
     """How far a line is set in (a tab as eight)."""
-    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
+    spaced = line.expandtabs(8)
+    return len(spaced) - len(spaced.lstrip())
 
 
 def document_text(name: str, raw: bytes) -> str:
