@@ -577,3 +577,43 @@ def test_a_sentence_opening_with_chapter_is_no_heading() -> None:
     chunks = chunks_of("pump-notes.txt", text)
     assert not any("Chapter 2" in c.heading or "Part 3" in c.heading for c in chunks), chunks
     assert chunk_with(chunks, "Chapter 2 explains")
+
+
+DOCBOOK_QANDASET = """<html><head><title>Pump FAQ</title></head><body>
+<div><table class="nav" summary="Navigation header"><tr>
+<td><a href="index.html">Prev</a></td><th>Pump FAQ</th><td><a href="n.html">Next</a></td>
+</tr></table></div>
+<div class="article"><h1 class="title">Pump Frequently Asked Questions</h1>
+<div class="qandaset"><dl>
+<dt>1. <a href="faq.html#faq.background">Background</a></dt>
+<dd>1.1. <a href="faq.html#faq.name">Where does the name "Pondpump" come from?</a></dd>
+<dd>1.2. <a href="faq.html#faq.prime">How do I prime the pump?</a></dd>
+</dl>
+<table summary="Q and A Div" border="0">
+<tr class="qandadiv"><td colspan="2"><h3 class="title">1. Background</h3></td></tr>
+<tr class="toc"><td colspan="2">1.1. <a href="faq.html#faq.name">Where does the name
+"Pondpump" come from?</a><br>1.2. <a href="faq.html#faq.prime">How do I prime the
+pump?</a><br></td></tr>
+<tr class="question"><td><a name="faq.name"></a><b>1.1.</b></td>
+<td><b>Where does the name "Pondpump" come from?</b></td></tr>
+<tr class="answer"><td></td><td><p>From the first pond it drained, in 1998.</p>
+<p>The second pond kept its own name.</p></td></tr>
+<tr class="question"><td><b>1.2.</b></td><td><b>How do I prime the pump?</b></td></tr>
+<tr class="answer"><td></td><td><p>Fill the housing with water through the top plug.</p>
+<pre>open the bleed valve</pre><p>Then start it with the valve open.</p></td></tr>
+</table></div></div></body></html>"""
+
+
+def test_docbook_question_and_answer_rows_head_their_answers() -> None:
+    """DocBook's qandaset is a table of question and answer rows after a contents list
+    of numbered links: each question heads its answer, the contents are no passage."""
+    chunks = chunks_of("faq.html", DOCBOOK_QANDASET)
+    assert_no_bare_question(chunks)
+    name = chunk_with(chunks, "first pond it drained")
+    assert name.heading.endswith('1. Background > 1.1. Where does the name "Pondpump" come from?')
+    assert chunk_with(chunks, "second pond kept its own name").heading == name.heading
+    assert "|" not in name.content
+    prime = chunk_with(chunks, "through the top plug")
+    assert prime.heading.endswith("1.2. How do I prime the pump?")
+    assert "valve open" in " ".join(c.content for c in chunks if c.heading == prime.heading)
+    assert not any("1.2." in c.content or "Next" in c.content for c in chunks)

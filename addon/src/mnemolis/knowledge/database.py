@@ -101,8 +101,9 @@ TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts b
 # 6: contents lists of questions dropped, one-line answers under their question, no
 # heading from a line set in deeper than the text before it, no unnumbered question
 # inside a numbered FAQ's answer, "Chapter 2: …" lines and the entries a contents list
-# names as headings).
-INDEX_FORMAT = "6"
+# names as headings; 7: DocBook question and answer rows, numbered contents links and
+# Prev/Up/Next bars left out).
+INDEX_FORMAT = "7"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 

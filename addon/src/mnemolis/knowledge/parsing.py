@@ -132,6 +132,7 @@ class _HTMLText(HTMLParser):
     _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
     _AROUND = frozenset({"nav", "footer"})
     _AROUND_ROLES = frozenset({"navigation", "search", "banner", "contentinfo"})
+    _AROUND_CLASSES = frozenset({"nav", "navheader", "navfooter"})  # Prev/Up/Next bars
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -152,6 +153,7 @@ class _HTMLText(HTMLParser):
         self._links = 0  # open <a href> elements: their text is marked
         self._cells = 0  # open <td>/<th>: blocks inside a cell stay on the row's line
         self._row: list[str] = []  # the current row's cell tags ("th" rows are a header)
+        self._qanda = ""  # the class of an open DocBook question/answer row, if any
 
     def _emit(self, text: str) -> None:
         self.parts.append(text)
@@ -166,7 +168,8 @@ class _HTMLText(HTMLParser):
                 self._around = (tag, self._around[1] + 1)
             return
         role = next((v for k, v in attrs if k == "role"), None)
-        if tag in self._AROUND or role in self._AROUND_ROLES:
+        classes = set((next((v for k, v in attrs if k == "class"), None) or "").split())
+        if tag in self._AROUND or role in self._AROUND_ROLES or classes & self._AROUND_CLASSES:
             self._around = (tag, 1)
             return
         if self._main is not None and tag == self._main[0]:
@@ -182,10 +185,14 @@ class _HTMLText(HTMLParser):
         elif tag == "pre":
             self.pre += 1
             self._emit("\n\n```\n")
+        elif tag in ("td", "th") and self._qanda:
+            self._emit(" ")
         elif tag in ("td", "th"):
             self._cells += 1
             self._emit(" | " if self._row else " ")  # an empty first cell leaves "| b"
             self._row.append(tag)
+        elif tag == "tr" and self._qanda_row(attrs):
+            pass
         elif tag == "tr":
             self._row = []
             self._emit("\n")
@@ -237,6 +244,13 @@ class _HTMLText(HTMLParser):
         elif tag == "pre":
             self.pre = max(0, self.pre - 1)
             self._emit("\n```\n\n")
+        elif tag in ("td", "th") and self._qanda:
+            pass
+        elif tag == "tr" and self._qanda:
+            if self._qanda == "toc":
+                self.skip = max(0, self.skip - 1)
+            self._qanda = ""
+            self._emit("\n\n")
         elif tag in ("td", "th"):
             self._cells = max(0, self._cells - 1)
         elif tag == "tr":
@@ -257,6 +271,19 @@ class _HTMLText(HTMLParser):
         if self._main is not None and tag == self._main[0]:
             depth = self._main[1] - 1
             self._main = (tag, depth) if depth else None
+
+    def _qanda_row(self, attrs: list[tuple[str, str | None]]) -> bool:
+        """DocBook's qandaset is a table of rows classed question and answer: a question
+        row is a heading one below the section's, an answer row is text (no table row),
+        and the contents row repeating the section's questions is left out."""
+        kind = next((v for k, v in attrs if k == "class"), None) or ""
+        if kind not in ("question", "answer", "qandadiv", "toc"):
+            return False
+        self._qanda = kind
+        if kind == "toc":
+            self.skip += 1
+        self._emit("\n\n" + ("#" * min(6, self._level + 1) + " " if kind == "question" else ""))
+        return True
 
     def _term_heading(self) -> None:
         """A <dt> that is a sentence ("There is a musty smell when the unit starts.", "Why
@@ -296,7 +323,8 @@ TERM_CHARS = 300  # a longer <dt> is a paragraph, no heading
 
 _LINK_OPEN, _LINK_CLOSE = "\x02", "\x03"  # around link text until the links-only lines go
 _LINK_ONLY = re.compile(
-    r"^(?:- |\d+\. )?(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*\x02[^\x03\n]*\x03"
+    r"^(?:- |\d+(?:\.\d+)*\.? )?"  # a bullet or a section number ("1.1. ")
+    r"(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*\x02[^\x03\n]*\x03"
     r"(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*$",
     re.M,
 )
