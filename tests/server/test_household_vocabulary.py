@@ -318,6 +318,18 @@ def test_whom_a_question_asks_about_must_be_in_the_passage() -> None:
     assert relevance.match("what do I need to take", None, [recipe]).owner
 
 
+def test_a_hyphenated_name_is_said_by_its_parts() -> None:
+    """A name written with a hyphen ("Mary-Jane", "PSTAT-based lsof") is said by a text
+    that writes it so: its words are the name's parts, so it was never found before."""
+    line = "Mary-Jane finishes school at 3.15 on Fridays."
+    assert relevance.match("When does Mary-Jane finish school?", None, [line]).owner
+    assert relevance.match("What does Mary-Jane need?", None, ["Mia needs a hat."]).owner is False
+    answer = "These messages indicate that lsof's tests for PSTAT support have failed."
+    heading = "Why does PSTAT-based lsof complain about pst_static?"
+    question = "Why does PSTAT-based lsof complain about pst_static?"
+    assert relevance.match(question, None, [answer], weak=[heading]).owner
+
+
 def test_a_phrase_of_the_thesaurus_is_not_its_one_big_word() -> None:
     """ "for nothing" (free) is no "it does nothing": the batteries line answers why the
     remote does nothing, though it never says "free"; "did we get it for nothing?" still

@@ -1500,9 +1500,15 @@ def _whole_words(text: str) -> frozenset[str]:
 
 def _say_all(names: tuple[str, ...], texts: tuple[str, ...]) -> bool:
     """Whether the texts say every one of the names as that word: "Biscuit" (the dog) is
-    not said by a recipe's "biscuits", though a typing slip ("Lachy") still says it."""
+    not said by a recipe's "biscuits", though a typing slip ("Lachy") still says it. A
+    hyphenated name ("Mary-Jane") is said by its parts, as a text's words are split."""
     have: frozenset[str] = frozenset().union(*(_whole_words(t) for t in texts))
-    return all(w in have or misspelt_in(w, have - {w + "s", w + "es"}) for w in names)
+    return all(
+        w in have or misspelt_in(w, have - {w + "s", w + "es"})
+        for name in names
+        for w in name.split("-")
+        if w
+    )
 
 
 @functools.lru_cache(maxsize=512)
