@@ -617,3 +617,27 @@ def test_docbook_question_and_answer_rows_head_their_answers() -> None:
     assert prime.heading.endswith("1.2. How do I prime the pump?")
     assert "valve open" in " ".join(c.content for c in chunks if c.heading == prime.heading)
     assert not any("1.2." in c.content or "Next" in c.content for c in chunks)
+
+
+def test_a_line_after_a_lead_in_is_no_heading() -> None:
+    """ "After the above, then:" introduces the command set below it ("make install"): it
+    is part of the answer, not a title heading every entry after it."""
+    text = """Pump FAQ
+
+14. How do I install the pump on a slope?
+
+    After the above, then:
+
+    bolt the feet down
+
+    However, most slopes need no bolts. Check the level first.
+
+15. Is the pump waterproof?
+
+    Yes, to one metre.
+"""
+    chunks = chunks_of("faq.txt", text)
+    slope = chunk_with(chunks, "bolt the feet")
+    assert slope.heading.endswith("14. How do I install the pump on a slope?")
+    waterproof = chunk_with(chunks, "to one metre")
+    assert waterproof.heading.endswith("Pump FAQ > 15. Is the pump waterproof?")

@@ -570,6 +570,7 @@ def text_sections(text: str) -> list[Section]:
     # short line set in deeper ("     export TERM=vt100") is an example in it, no title;
     # after text at the margin a line set in may be a centred title.
     indent = 0
+    lead_in = False  # the last line of text leads into what follows ("…, then:")
     i = 0
     while i < len(source):
         line = source[i].strip()
@@ -597,6 +598,7 @@ def text_sections(text: str) -> list[Section]:
             line
             and previous_blank
             and not deeper
+            and not lead_in
             and (after or capitals or alone)
             and title_line(line, after or alone)
         ):
@@ -609,9 +611,15 @@ def text_sections(text: str) -> list[Section]:
         previous_blank = not line
         if line:
             indent = _indent(source[i])
+            lead_in = line.endswith(":") and len(line.split()) >= LEAD_IN_WORDS
         i += 1
     flush()
     return sections
+
+
+# "After the above, then:" leads into the line below it ("make install"): no title. A
+# shorter line ending in a colon ("Contacts:") may be a title over titles itself.
+LEAD_IN_WORDS = 3
 
 
 def _indent(line: str) -> int:
