@@ -166,6 +166,11 @@ def test_a_statement_joins_the_question_after_it() -> None:
     assert decompose(when, lambda part: ["memory"] if "remember" in part else ["rag"]) == [
         "When I ask you to remember something, how do you keep it"
     ]
+    # So is one saying it with a verb in -ing ("when backing up …", "if something …").
+    remote = "When backing up to remote encrypted repos, is encryption done locally?"
+    assert decompose(remote, lambda part: ["rag"]) == [remote.rstrip("?")]
+    something = "If something goes wrong with the boiler, who do I call?"
+    assert decompose(something, lambda part: ["rag"]) == [something.rstrip("?")]
     # "… and not the heating" says what is not wanted: no second ask.
     summer = "how do I set the boiler to just do hot water and not the heating?"
     assert decompose(summer, lambda part: ["ha"] if "heating" in part else ["rag"]) == [

@@ -52,10 +52,11 @@ _CONJUNCTION = re.compile(
     re.IGNORECASE,
 )
 # A clause saying when or on what condition, not asking: "when I ask you …", "if the
-# boiler locks out …" (as against "when is bin day").
+# boiler locks out …", "when backing up …", "if something …" (as against "when is bin
+# day").
 _SUBORDINATE = re.compile(
     r"\s*(?:when|whenever|if|once|after|before|while|since|because|unless)\s+"
-    r"(?:i|we|you|he|she|it|they|the|my|our|your|this|that|there)\b",
+    r"(?:i|we|you|he|she|it|they|the|my|our|your|this|that|there|\w+ing)\b",
     re.IGNORECASE,
 )
 _SEQUENCE = re.compile(r"\b(?:then|also|plus)\b", re.IGNORECASE)
