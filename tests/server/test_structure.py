@@ -641,3 +641,33 @@ def test_a_line_after_a_lead_in_is_no_heading() -> None:
     assert slope.heading.endswith("14. How do I install the pump on a slope?")
     waterproof = chunk_with(chunks, "to one metre")
     assert waterproof.heading.endswith("Pump FAQ > 15. Is the pump waterproof?")
+
+
+def test_a_bold_list_item_standing_alone_heads_its_answer() -> None:
+    """A Markdown FAQ whose questions are bold items of their own ("* **1.1 What is
+    this?**", cryptsetup's) answered by the paragraphs under them: each question heads
+    its answer and is no passage of its own."""
+    md = """# Pump FAQ
+
+# 1. General Questions
+
+  * **1.1 Can the pump run dry?**
+
+  No. Running dry for more than a minute ruins the seal.
+  Always prime it first.
+
+  * **1.2 WARNINGS**
+
+  Never open the housing while it is plugged in.
+
+  * **1.3 Where is the mailing list?**
+
+  It is at lists.example.org.
+"""
+    chunks = chunks_of("faq.md", md)
+    assert_no_bare_question(chunks)
+    dry = chunk_with(chunks, "ruins the seal")
+    assert dry.heading.endswith("1. General Questions > 1.1 Can the pump run dry?")
+    assert chunk_with(chunks, "housing").heading.endswith("1.2 WARNINGS")
+    lists = chunk_with(chunks, "lists.example.org")
+    assert lists.heading.endswith("1.3 Where is the mailing list?")

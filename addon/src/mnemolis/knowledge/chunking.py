@@ -490,6 +490,21 @@ def _statements(lines: list[str]) -> bool:
     )
 
 
+# "* **1.1 What is this?**": an item wholly in bold, standing alone as its paragraph.
+_BOLD_ITEM = re.compile(r"\s*[-*+]\s+(\*\*|__)(?P<text>[^*_\s].*?)\1\s*$")
+
+
+def _bold_entry(lines: list[str]) -> list[str]:
+    """A Markdown FAQ's question set as a bold item of its own ("* **1.1 What is
+    this?**", "* **1.2 WARNINGS**") as the line it bolds, so that it heads the answer
+    below it as a question or a numbered entry would; any other paragraph as it is."""
+    bold = _BOLD_ITEM.match(lines[0]) if len(lines) == 1 else None
+    if bold is None:
+        return lines
+    text = bold.group("text").strip()
+    return [text] if _ASKS.search(text) or _NUMBER.match(text) else lines
+
+
 def _blocks(text: str) -> Iterator[_Block]:
     """Paragraphs, list items (numbered steps together) and record lines, in order."""
     for lines, code in _paragraphs(text):
@@ -498,6 +513,7 @@ def _blocks(text: str) -> Iterator[_Block]:
             if body.strip():
                 yield _Block(f"```\n{body}\n```", "code")  # fenced: readers (and answers) see code
             continue
+        lines = _bold_entry(lines)
         first = 0
         while first < len(lines) and (asks := _question(lines, first)):
             yield _asked(lines[first : first + asks])

@@ -102,7 +102,8 @@ TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts b
 # heading from a line set in deeper than the text before it, no unnumbered question
 # inside a numbered FAQ's answer, "Chapter 2: …" lines and the entries a contents list
 # names as headings; 7: DocBook question and answer rows, numbered contents links and
-# Prev/Up/Next bars left out, no title from a line a lead-in ending ":" introduces).
+# Prev/Up/Next bars left out, no title from a line a lead-in ending ":" introduces, a
+# bold Markdown item standing alone read as the question or entry it bolds).
 INDEX_FORMAT = "7"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
