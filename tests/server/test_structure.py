@@ -671,3 +671,51 @@ def test_a_bold_list_item_standing_alone_heads_its_answer() -> None:
     assert chunk_with(chunks, "housing").heading.endswith("1.2 WARNINGS")
     lists = chunk_with(chunks, "lists.example.org")
     assert lists.heading.endswith("1.3 Where is the mailing list?")
+
+
+def test_rest_underlines_of_quotes_and_pluses_mark_titles() -> None:
+    """reStructuredText underlines a title with any punctuation: ''''' and +++++ too
+    (mdadm's FAQ), so the title heads its text instead of being read as a sentence."""
+    text = """Pump notes
+
+Old pumps (before 2010)
+'''''''''''''''''''''''
+  Prime them by hand through the top plug.
+
+New pumps
++++++++++
+  They prime themselves.
+"""
+    chunks = chunks_of("notes.txt", text)
+    assert chunk_with(chunks, "by hand").heading.endswith("Old pumps (before 2010)")
+    assert chunk_with(chunks, "themselves").heading.endswith("New pumps")
+    assert not any("'''" in c.content or "+++" in c.content for c in chunks)
+    code = 'Example\n\nText.\n\n    def add(x, y):\n        """\n        Add them.\n        """\n'
+    code += "        return x + y\n"
+    assert [c.heading for c in chunks_of("ex.rst", code) if "return" in c.content] == ["Example"]
+
+
+def test_underlined_titles_nest_by_their_marks() -> None:
+    """As in reStructuredText, a title underlined with a mark not seen yet is one level
+    below the last; a mark seen before closes the titles under it."""
+    text = """Pump FAQ
+========
+
+3. How does the pump pick its speed?
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  It reads the dial first.
+
+  Old pumps (before 2010)
+  '''''''''''''''''''''''
+    They run at one speed only.
+
+4. Is the pump loud?
+~~~~~~~~~~~~~~~~~~~~
+  No, 40 dB.
+"""
+    chunks = chunks_of("faq.txt", text)
+    old = chunk_with(chunks, "one speed only")
+    assert old.heading.endswith(
+        "Pump FAQ > 3. How does the pump pick its speed? > Old pumps (before 2010)"
+    )
+    assert chunk_with(chunks, "40 dB").heading.endswith("Pump FAQ > 4. Is the pump loud?")

@@ -490,7 +490,19 @@ def parse_document(name: str, raw: bytes) -> list[Section]:
 
 # Under a title: reStructuredText's and Markdown's marks, and the box-drawing rules that
 # text rendered from HTML (w3m, lynx, DocBook's text output) draws ("──────").
-_UNDERLINE = re.compile(r"(?:=+|-+|~+|\*+|\^+|#+|\u2500+|\u2501+|\u2550+)")
+_UNDERLINE = re.compile(r"(?:=+|-+|~+|\*+|\^+|#+|'+|\"+|\++|`+|\u2500+|\u2501+|\u2550+)")
+# reStructuredText's rarer marks underline a title only as long as it is (a line of
+# """ in a code sample under "def add(x, y):" is none).
+_QUOTE_RULE = re.compile(r"(?:'+|\"+|\++|`+)")
+
+
+def _underlined(line: str, after: str) -> bool:
+    """Whether ``after`` underlines ``line`` as a title."""
+    if len(after) < 3 or not _UNDERLINE.fullmatch(after):
+        return False
+    return len(after) >= len(line) or not _QUOTE_RULE.fullmatch(after)
+
+
 _TITLE_END = re.compile(r"[.,;:!?)\]]$")
 # A line ending in one of these continues on the next line (hard-wrapped prose).
 _CONTINUES = frozenset(
@@ -571,6 +583,10 @@ def text_sections(text: str) -> list[Section]:
     # after text at the margin a line set in may be a centred title.
     indent = 0
     lead_in = False  # the last line of text leads into what follows ("…, then:")
+    # Underlined titles nest by their marks, as reStructuredText's do: each new mark is a
+    # level below the ones seen, a mark seen before closes the titles under it.
+    titled: list[tuple[str, str]] = []  # (mark, title) from the outermost
+    overlined = False
     i = 0
     while i < len(source):
         line = source[i].strip()
@@ -584,10 +600,16 @@ def text_sections(text: str) -> list[Section]:
             and source[i + 2].strip() == line
         ):
             i += 1  # a reStructuredText overline: the title and its underline follow
+            overlined = True
             continue
-        if line and previous_blank and _UNDERLINE.fullmatch(after) and len(after) >= 3:
+        if line and previous_blank and _underlined(line, after):
             flush()
-            heading = line
+            mark = after[0] + ("/" if overlined else "")
+            marks = [m for m, _ in titled]
+            titled = titled[: marks.index(mark)] if mark in marks else titled
+            titled.append((mark, line))
+            heading = " > ".join(t for _, t in titled)
+            overlined = False
             i += 2
             previous_blank = True
             continue
