@@ -719,3 +719,17 @@ def test_underlined_titles_nest_by_their_marks() -> None:
         "Pump FAQ > 3. How does the pump pick its speed? > Old pumps (before 2010)"
     )
     assert chunk_with(chunks, "40 dB").heading.endswith("Pump FAQ > 4. Is the pump loud?")
+
+
+def test_a_texinfo_node_bar_is_no_passage() -> None:
+    """texinfo's HTML heads every node with "Next: …, Up: … [Contents][Index]": links
+    and the bar's own words, no text of the page."""
+    html = """<html><body><h1>Pump manual</h1>
+<div class="section" id="Priming"><div class="header"><p>
+Next: <a href="#Noise" rel="next">Why Is It Loud?</a>, Up: <a href="#FAQ" rel="up">Pump
+questions</a> &nbsp; [<a href="#SEC_Contents" rel="contents">Contents</a>][<a
+href="#Indices" rel="index">Index</a>]</p></div>
+<h3 class="section">20.1 How Do I Prime It?</h3>
+<p>Fill the housing through the top plug.</p></div></body></html>"""
+    chunks = chunks_of("manual.html", html)
+    assert [c.content for c in chunks] == ["Fill the housing through the top plug."]

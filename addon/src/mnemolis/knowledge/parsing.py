@@ -322,10 +322,17 @@ TERM_CHARS = 300  # a longer <dt> is a paragraph, no heading
 
 
 _LINK_OPEN, _LINK_CLOSE = "\x02", "\x03"  # around link text until the links-only lines go
+# Between links: spaces, punctuation, and the words of a Prev/Up/Next bar ("Next: …,
+# Up: … [Contents][Index]", as texinfo heads each node of its HTML).
+_BETWEEN_LINKS = (
+    r"(?:[ \t\xa0]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()\[\]]|(?:Next|Prev|Previous|Up|Top):)*"
+)
 _LINK_ONLY = re.compile(
     r"^(?:- |\d+(?:\.\d+)*\.? )?"  # a bullet or a section number ("1.1. ")
-    r"(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*\x02[^\x03\n]*\x03"
-    r"(?:[ \t]|\x02[^\x03\n]*\x03|[-\u2013\u2014|,.()])*$",
+    + _BETWEEN_LINKS
+    + r"\x02[^\x03\n]*\x03"
+    + _BETWEEN_LINKS
+    + "$",
     re.M,
 )
 _ITEM_ALONE = re.compile(r"^(- |\d+\. ) *\n+(?=\S)", re.M)  # "<li><p>text": one line
