@@ -733,3 +733,23 @@ href="#Indices" rel="index">Index</a>]</p></div>
 <p>Fill the housing through the top plug.</p></div></body></html>"""
     chunks = chunks_of("manual.html", html)
     assert [c.content for c in chunks] == ["Fill the housing through the top plug."]
+
+
+def test_a_table_of_questions_and_answers_reads_as_entries() -> None:
+    """A table whose rows are a question and its answer (a "Question | Answer" header):
+    each question heads its answer, so the answer is quoted without it."""
+    html = """<html><body><h1>Pump help</h1><h2>Quick answers</h2>
+<table><tr><th>Question</th><th>Answer</th></tr>
+<tr><td>What voltage does it use?</td><td>It runs on 12 V from the transformer.</td></tr>
+<tr><td>Is the cable replaceable?</td><td>No, the cable is sealed into the motor.</td></tr>
+</table></body></html>"""
+    chunks = chunks_of("help.html", html)
+    assert_no_bare_question(chunks)
+    volts = chunk_with(chunks, "12 V")
+    assert volts.heading.endswith("Quick answers > What voltage does it use?")
+    assert volts.content == "It runs on 12 V from the transformer."
+    cable = chunk_with(chunks, "sealed")
+    assert cable.heading.endswith("Quick answers > Is the cable replaceable?")
+    assert not any(c.content.startswith("Question") for c in chunks)
+    pattern = "<table><tr><th>Pattern</th><th>Meaning</th></tr><tr><td>?</td><td>any one</td></tr>"
+    assert [c.content for c in chunks_of("p.html", pattern)] == ["Pattern: ? | Meaning: any one"]

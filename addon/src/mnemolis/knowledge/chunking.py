@@ -270,12 +270,42 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
         row = _TABLE_ROW.fullmatch(line.strip())
         if row:  # a Markdown table row reads as an HTML one: "a | b"
             line = " | ".join(cell.strip() for cell in row.group(1).split("|"))
+        entry = _asked_row(header, line) if header else None
+        if entry is not None:
+            # "What voltage does it use? | It runs on 12 V": a question and its answer,
+            # each a paragraph, so the question heads the answer as in any FAQ.
+            if lines:
+                yield _tabled(lines, raw_lines), False
+                lines, raw_lines = [], []
+            yield [entry[0]], False
+            yield [entry[1]], False
+            continue
         if header and (" | " in line or line.strip().startswith("|")):
             line = _labelled(header, line)
         lines.append(line.strip())
         raw_lines.append(line)
     if lines:
         yield (lines if code else _tabled(lines, raw_lines)), code
+
+
+ASKED_ROW_WORDS = 3  # a first cell asking in fewer words is no FAQ's question
+
+
+def _asked_row(header: list[str], row: str) -> tuple[str, str] | None:
+    """(question, answer) of a table row whose first cell asks and the rest answers (a
+    "Question | Answer" table), the answer's cells under their columns' names when there
+    are several; None for any other row."""
+    cells = _cells(row)
+    if len(cells) < 2 or len(cells) != len(header) or not _ASKS.search(cells[0]):
+        return None
+    if len(cells[0].split()) < ASKED_ROW_WORDS:
+        return None  # "? | matches any single character": a pattern, no question
+    rest = [c for c in cells[1:] if c]
+    if not rest:
+        return None
+    if len(rest) == 1:
+        return cells[0], rest[0]
+    return cells[0], _labelled(header[1:], " | ".join(cells[1:]))
 
 
 def _question(lines: list[str], i: int) -> int:
