@@ -753,3 +753,19 @@ def test_a_table_of_questions_and_answers_reads_as_entries() -> None:
     assert not any(c.content.startswith("Question") for c in chunks)
     pattern = "<table><tr><th>Pattern</th><th>Meaning</th></tr><tr><td>?</td><td>any one</td></tr>"
     assert [c.content for c in chunks_of("p.html", pattern)] == ["Pattern: ? | Meaning: any one"]
+
+
+def test_a_question_under_a_title_line_in_a_pdf_heads_its_answer() -> None:
+    """A PDF's text has no blank lines between paragraphs: a question opening with a
+    capital after a title that ends no clause ("Pond pump: frequently asked questions")
+    heads its answer, not a run-on of the title."""
+    text = """Pond pump: frequently asked questions
+Why does the pump hum but not turn?
+The impeller is blocked. Unplug the pump and clear the impeller.
+Can the pump run dry?
+No. Running dry ruins the seal."""
+    chunks = chunks_of("faq.txt", text)
+    assert_no_bare_question(chunks)
+    hum = chunk_with(chunks, "impeller is blocked")
+    assert hum.heading.endswith("Why does the pump hum but not turn?")
+    assert "frequently asked" not in hum.content

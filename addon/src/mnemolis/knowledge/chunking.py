@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..sentences import SENTENCE_BREAK
-from .parsing import Section, title_line
+from .parsing import CONTINUES, Section, title_line
 
 MAX_CHARS = 1200
 LEAD_CHARS = 100  # a line this short without a sentence end leads into the next block
@@ -462,7 +462,7 @@ def _prose(lines: list[str]) -> Iterator[_Block]:
             or ENDS_SENTENCE.search(lines[i - 1]) is not None
             or title_line(lines[i - 1], line)
         )
-        asks = _question(lines, i) if starts else 0
+        asks = _question(lines, i) if starts or _ends_no_clause(lines[i - 1]) else 0
         if asks:
             if body or title:
                 yield _Block("\n".join(body) or title, "prose", title if body else "")
@@ -482,6 +482,18 @@ def _prose(lines: list[str]) -> Iterator[_Block]:
         i += 1
     if body or title:
         yield _Block("\n".join(body) or title, "prose", title if body else "")
+
+
+def _ends_no_clause(line: str) -> bool:
+    """A line ending neither a sentence nor a clause that goes on ("Pond pump: frequently
+    asked questions"): in a PDF's text, where paragraphs lose their blank lines, what
+    opens on the next line with a capitalised question is a question of its own."""
+    words = line.split()
+    return (
+        bool(words)
+        and not line.endswith(tuple(",;:-\u2013\u2014("))
+        and (words[-1].lower() not in CONTINUES)
+    )
 
 
 def _listed(line: str) -> bool:
@@ -507,6 +519,8 @@ def _statements(lines: list[str]) -> bool:
     line opening with a name) stays prose."""
     if len(lines) < 2 or not all(line[:1].isupper() or line[:1].isdigit() for line in lines):
         return False
+    if any(_question(lines, n) for n in range(len(lines) - 1)):
+        return False  # "Can it run dry?\nNo. …": questions heading their answers (prose)
     if any(_listed(line) or _ROW_LINE.search(line) for line in lines[1:]):
         return False  # records, items or contacts under a title line are read as such
     if any(line.endswith((",", ";", "-", "\u2013", "\u2192")) for line in lines[:-1]):

@@ -512,7 +512,7 @@ def _underlined(line: str, after: str) -> bool:
 
 _TITLE_END = re.compile(r"[.,;:!?)\]]$")
 # A line ending in one of these continues on the next line (hard-wrapped prose).
-_CONTINUES = frozenset(
+CONTINUES = frozenset(
     [
         "a",
         "an",
@@ -558,7 +558,7 @@ def title_line(line: str, after: str) -> bool:
         return False
     if _TITLE_END.search(line) or ": " in line or " | " in line:
         return False
-    if words[-1].lower() in _CONTINUES:
+    if words[-1].lower() in CONTINUES:
         return False
     return not after or not after[:1].islower()
 
