@@ -701,3 +701,36 @@ async def test_a_yes_or_no_is_read_with_the_reasons_after_it(
     it or a line that merely mentions Markdown."""
     client = await household_client(make_client, tmp_path / "roots", {"orbit.txt": ORBIT_NOTES})
     await says(client, "Is orbit only for Markdown files?", "any format", absent=("previews",))
+
+
+PUMP_FAQ = """# Pump FAQ
+
+## Does the pump support timers, like night or holiday mode?
+
+We support timers through the use of schedules, which give you:
+
+- a night mode that halves the flow
+  after 22:00
+- a holiday mode that runs ten minutes an hour
+- a frost guard that runs the pump below 3 degrees
+
+## Where is the serial number?
+
+On the label under the lid.
+"""
+
+
+async def test_one_item_of_a_list_is_not_the_whole_answer(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """When the clause leading into a list says what was asked, the answer is the clause
+    with every item, not "… — a frost guard …" as if one item were all there is."""
+    client = await household_client(make_client, tmp_path / "roots", {"pump-faq.md": PUMP_FAQ})
+    await says(
+        client,
+        "Does the pump support timers?",
+        "We support timers through the use of schedules",
+        "night mode that halves the flow after 22:00",
+        "holiday mode",
+        "frost guard",
+    )

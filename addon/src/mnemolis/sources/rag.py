@@ -839,6 +839,54 @@ def extreme_sibling(question: str, best: Passage, pool: list[Passage]) -> Passag
     return pick(items, key=lambda t: t[0])[1]
 
 
+LIST_LEAD_WORDS = 6  # a lead over a list this long is a clause leading into it, no label
+_ITEM_MARK = re.compile(r"[-*+\u2022]\s+")
+
+
+def whole_list(
+    question: str, weights: dict[str, float], best: Passage, found: list[Passage]
+) -> str | None:
+    """The clause leading into a list with all its items, when the best passage is one
+    item (or the clause over the first) and the clause says what was asked ("We support
+    environments through the use of profiles to support: …" for "does it support
+    environments?"): an item alone would answer as if it were all there is. None
+    otherwise."""
+    content = best.hit.content.strip()
+    first, _, rest = content.partition("\n")
+    if _ITEM_MARK.match(content):
+        lead, own = best.hit.heading.rsplit(" > ", 1)[-1].strip(), content
+    elif first.endswith(":") and _ITEM_MARK.match(rest.strip()):
+        lead, own = first.rstrip(":").strip(), rest  # "… which give you:\n- a night mode"
+    else:
+        return None
+    if len(lead.split()) < LIST_LEAD_WORDS or relevance.word_coverage(
+        question, weights, lead
+    ) <= relevance.word_coverage(question, weights, own):
+        return None  # a label, or the item says it ("the plumber's line" of a contacts list)
+    key = _block(best)
+    parts = {best.hit.chunk_id: own}
+    for p in found:
+        if _block(p) == key and _ITEM_MARK.match(p.hit.content.strip()):
+            parts.setdefault(p.hit.chunk_id, p.hit.content.strip())
+    items = [item for _, text in sorted(parts.items()) for item in _items_of(text)]
+    said = "; ".join(items)
+    if len(items) < 2 or len(lead) + len(said) > QUOTE_MAX:
+        return None
+    return f"{lead}: {said}."
+
+
+def _items_of(text: str) -> list[str]:
+    """A list's items without their marks, a wrapped item's lines joined."""
+    items: list[str] = []
+    for line in text.splitlines():
+        mark = _ITEM_MARK.match(line.strip())
+        if mark:
+            items.append(line.strip()[mark.end() :])
+        elif items and line.strip():
+            items[-1] += " " + line.strip()
+    return [item.rstrip(".;") for item in items]
+
+
 def named_in_heading(question: str, heading: str, content: str) -> str:
     """For "what make/model is …?", the heading that names the model when the passage
     under it does not: "Washing machine (Miele WWD 120)" heads a note whose paragraphs
@@ -1322,6 +1370,7 @@ class RagSource(Source):
             # answers (what the household asked to remember is the more specific word).
             return SourceAnswer(source=self.name, answer="", data={"memory_answers": True})
         said = quote(question, weights, best.hit.heading, best.hit.content)
+        said = whole_list(question, weights, best, [p for _, p in found]) or said
         named = named_in_heading(question, best.hit.heading, best.hit.content)
         if named:
             # "What washing machine have we got and when did we buy it?": the heading names
