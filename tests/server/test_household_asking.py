@@ -19,6 +19,7 @@ from mnemolis.knowledge.chunking import chunk_sections, unmarked_list
 from mnemolis.knowledge.parsing import text_sections
 from mnemolis.router.decompose import carry_subject, decompose
 from mnemolis.router.router import _spoken_answer
+from mnemolis.sources import rag
 from mnemolis.sources.rag import _HOW, _units, about_mnemolis, asked_plainly, figure, forbids, quote
 from mnemolis.textmatch import unshortened, without_fillers
 
@@ -1655,3 +1656,25 @@ def test_where_can_i_take_her_asks_about_what_was_told_of_her() -> None:
     # A question with words of its own keeps its story aside.
     story = "I need to order a replacement basket for the dishwasher. What make is it?"
     assert "basket" in relevance._aside_words(story)
+
+
+def test_a_short_answer_is_not_labelled_with_its_own_question() -> None:
+    """A short answer line is read with its heading ("Wifi — Password: …"), but not when
+    the heading is the question: "How do I unpack it? — tar xf pump.tar" reads the
+    question back before the answer."""
+    heading = "pump faq > How do I unpack the firmware?"
+    said = quote("How do I unpack the firmware?", {}, heading, "tar xf pump.tar | tar tvf -")
+    assert said == "tar xf pump.tar | tar tvf -"
+    assert quote("what's the password?", {}, "notes > Wifi", "Password: tulip-42").startswith(
+        "Wifi — "
+    )
+
+
+def test_a_group_title_in_capitals_is_no_answer() -> None:
+    """ "CHANGING BLOCKS (consecutive lines)", a group's name in a FAQ's contents, says
+    what the entries after it are about: no answer to the question over it."""
+    assert rag._title_alone("CHANGING BLOCKS (consecutive lines)")
+    assert rag._title_alone("SafeHome SA-10 smoke alarm")
+    assert not rag._title_alone("Use tr(1) or GNU sed's \\U and \\L escapes (see below).")
+    assert not rag._title_alone("ON")
+    assert not rag._title_alone("Bell 8.50am, finishes 3.20pm (Fridays 2.30pm, last year)")

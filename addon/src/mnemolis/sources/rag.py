@@ -463,6 +463,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             len(text) <= SHORT_RECORD
             and last
             and not PAGE_HEADING.fullmatch(last)  # "page 1 — …" labels nothing
+            and not _asks(last)  # the question read back before its answer labels nothing
             and "\n" not in text
             and not ENDS_SENTENCE.search(text)  # a sentence says what it is about itself
             and last.lower() not in text.lower()
@@ -875,6 +876,19 @@ def whole_list(
     return f"{lead}: {said}."
 
 
+_GLOSS = re.compile(r"\s*\([^()]*\)$")  # "CHANGING BLOCKS (consecutive lines)"
+
+
+def _title_alone(text: str) -> bool:
+    """A passage that is a title and nothing else ("SafeHome SA-10 smoke alarm", a
+    group's name in capitals with its gloss): it says what a part is about, no answer."""
+    line = text.strip()
+    if "\n" in line:
+        return False
+    bare = _GLOSS.sub("", line)  # never "Bell 8.50am, finishes 3.20pm (Fridays …)": a fact
+    return title_line(line, "") or (bare.isupper() and len(bare.split()) >= 2 and len(bare) <= 60)
+
+
 def _items_of(text: str) -> list[str]:
     """A list's items without their marks, a wrapped item's lines joined."""
     items: list[str] = []
@@ -1092,7 +1106,7 @@ def _judged(
         own = answering_part(p.hit.content)
         if not own.strip():
             continue  # a question on its own (an FAQ's question line): its answer answers
-        if title_line(own.strip(), "") and not _ASKS_MODEL.search(question):
+        if _title_alone(own) and not _ASKS_MODEL.search(question):
             continue  # a title alone ("SafeHome SA-10 smoke alarm") says only what it is
         section, title = _split_title(p.hit.heading, p.hit.path)
         said, quoted = relevance.mentions(own)
