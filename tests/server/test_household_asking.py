@@ -1678,3 +1678,13 @@ def test_a_group_title_in_capitals_is_no_answer() -> None:
     assert not rag._title_alone("Use tr(1) or GNU sed's \\U and \\L escapes (see below).")
     assert not rag._title_alone("ON")
     assert not rag._title_alone("Bell 8.50am, finishes 3.20pm (Fridays 2.30pm, last year)")
+
+
+def test_a_question_heading_is_never_the_model_named() -> None:
+    """ "Why does it report an unknown file system type on HP-UX 11?" says "type", but
+    the FAQ's question over the answer is no model name to read out in its place."""
+    heading = "lsof FAQ > 9.2.9 Why does lsof for HP-UX 11 report an unknown file system type?"
+    asked = "Why does lsof for HP-UX 11 report an unknown file system type"
+    assert rag.named_in_heading(asked, heading, "The binary lacks VxFS support.") == ""
+    washer = "Laundry > Washing machine (Miele WWD 120)"
+    assert rag.named_in_heading("what model is the washing machine?", washer, "Spin at 1200.")

@@ -908,8 +908,8 @@ def named_in_heading(question: str, heading: str, content: str) -> str:
     if not _ASKS_MODEL.search(question) or _MODEL_NAME.search(content):
         return ""
     for part in reversed(heading.split(" > ")):
-        if _MODEL_NAME.search(part):
-            return part.strip()
+        if _MODEL_NAME.search(part) and not _asks(part):
+            return part.strip()  # never a FAQ's question naming a model ("… HP-UX 11 …?")
     return ""
 
 
