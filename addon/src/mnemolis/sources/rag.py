@@ -841,6 +841,8 @@ def extreme_sibling(question: str, best: Passage, pool: list[Passage]) -> Passag
 
 
 LIST_LEAD_WORDS = 6  # a lead over a list this long is a clause leading into it, no label
+# A bulleted item's mark; unlike _BULLET_MARK never a number: numbered steps are one
+# procedure, chunked and quoted whole.
 _ITEM_MARK = re.compile(r"[-*+\u2022]\s+")
 
 
