@@ -769,3 +769,21 @@ No. Running dry ruins the seal."""
     hum = chunk_with(chunks, "impeller is blocked")
     assert hum.heading.endswith("Why does the pump hum but not turn?")
     assert "frequently asked" not in hum.content
+
+
+def test_a_table_inside_a_docbook_answer_stays_a_table_of_that_answer() -> None:
+    """An answer row may hold a table of its own: its rows keep their cells, and the
+    question after it still heads its own answer."""
+    html = """<html><body><h1>Pump FAQ</h1><table>
+<tr class="question"><td><b>1.1.</b></td><td><b>Which fuses fit?</b></td></tr>
+<tr class="answer"><td></td><td><p>These do:</p>
+<table><tr><th>Model</th><th>Fuse</th></tr><tr><td>P10</td><td>3 A</td></tr></table>
+</td></tr>
+<tr class="question"><td><b>1.2.</b></td><td><b>Is it loud?</b></td></tr>
+<tr class="answer"><td></td><td><p>No, 40 dB.</p></td></tr>
+</table></body></html>"""
+    chunks = chunks_of("faq.html", html)
+    assert_no_bare_question(chunks)
+    assert chunk_with(chunks, "3 A").heading.endswith("1.1. Which fuses fit?")
+    assert "Model: P10 | Fuse: 3 A" in chunk_with(chunks, "3 A").content
+    assert chunk_with(chunks, "40 dB").heading.endswith("1.2. Is it loud?")

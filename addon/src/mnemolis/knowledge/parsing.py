@@ -154,6 +154,7 @@ class _HTMLText(HTMLParser):
         self._cells = 0  # open <td>/<th>: blocks inside a cell stay on the row's line
         self._row: list[str] = []  # the current row's cell tags ("th" rows are a header)
         self._qanda = ""  # the class of an open DocBook question/answer row, if any
+        self._inner = 0  # tables open inside that row: their rows and cells are a table's
 
     def _emit(self, text: str) -> None:
         self.parts.append(text)
@@ -176,6 +177,8 @@ class _HTMLText(HTMLParser):
             self._main = (tag, self._main[1] + 1)
         elif self._main is None and not self.main and (tag == "main" or role == "main"):
             self._main = (tag, 1)
+        if tag == "table" and self._qanda:
+            self._inner += 1
         if tag in self._SKIP:
             self.skip += 1
         elif re.fullmatch(r"h[1-6]", tag):
@@ -185,13 +188,13 @@ class _HTMLText(HTMLParser):
         elif tag == "pre":
             self.pre += 1
             self._emit("\n\n```\n")
-        elif tag in ("td", "th") and self._qanda:
+        elif tag in ("td", "th") and self._qanda and not self._inner:
             self._emit(" ")
         elif tag in ("td", "th"):
             self._cells += 1
             self._emit(" | " if self._row else " ")  # an empty first cell leaves "| b"
             self._row.append(tag)
-        elif tag == "tr" and self._qanda_row(attrs):
+        elif tag == "tr" and not self._inner and self._qanda_row(attrs):
             pass
         elif tag == "tr":
             self._row = []
@@ -227,6 +230,8 @@ class _HTMLText(HTMLParser):
                 depth = self._around[1] - 1
                 self._around = (tag, depth) if depth else None
             return
+        if tag == "table" and self._inner:
+            self._inner -= 1
         if tag in self._SKIP:
             self.skip = max(0, self.skip - 1)
         elif re.fullmatch(r"h[1-6]", tag):
@@ -244,9 +249,9 @@ class _HTMLText(HTMLParser):
         elif tag == "pre":
             self.pre = max(0, self.pre - 1)
             self._emit("\n```\n\n")
-        elif tag in ("td", "th") and self._qanda:
+        elif tag in ("td", "th") and self._qanda and not self._inner:
             pass
-        elif tag == "tr" and self._qanda:
+        elif tag == "tr" and self._qanda and not self._inner:
             if self._qanda == "toc":
                 self.skip = max(0, self.skip - 1)
             self._qanda = ""
