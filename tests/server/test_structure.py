@@ -721,6 +721,41 @@ def test_underlined_titles_nest_by_their_marks() -> None:
     assert chunk_with(chunks, "40 dB").heading.endswith("Pump FAQ > 4. Is the pump loud?")
 
 
+def test_a_rest_literal_block_is_no_heading() -> None:
+    """A line set in under ".. code-block::" or a paragraph ending "::" is code or a
+    config line ("Defaults requiretty"), never a title over the entries after it."""
+    text = """Pump FAQ
+========
+
+Why does the pump not start from cron?
+--------------------------------------
+
+The service file needs a line that makes it wait for the network:
+
+.. code-block:: text
+
+    After network-online
+
+    Wants network
+
+If that line is missing, the pump starts before the network is up.
+
+Can I run two pumps?
+--------------------
+
+Yes. Give each its own name, like this::
+
+    pump --name left
+
+    pump --name right
+"""
+    chunks = chunks_of("faq.rst", text)
+    assert not any("network" in c.heading.lower() or "pump --name" in c.heading for c in chunks)
+    network = chunk_with(chunks, "starts before the network")
+    assert network.heading.endswith("Why does the pump not start from cron?")
+    assert chunk_with(chunks, "--name right").heading.endswith("Can I run two pumps?")
+
+
 def test_a_texinfo_node_bar_is_no_passage() -> None:
     """texinfo's HTML heads every node with "Next: …, Up: … [Contents][Index]": links
     and the bar's own words, no text of the page."""

@@ -595,6 +595,9 @@ def text_sections(text: str) -> list[Section]:
     # after text at the margin a line set in may be a centred title.
     indent = 0
     lead_in = False  # the last line of text leads into what follows ("…, then:")
+    # Set in under a reStructuredText directive or a paragraph ending "::", lines are a
+    # literal block (code, a config line as "Defaults requiretty"): never a title.
+    literal: int | None = None  # how far the line opening the literal block is set in
     # Underlined titles nest by their marks, as reStructuredText's do: each new mark is a
     # level below the ones seen, a mark seen before closes the titles under it.
     titled: list[tuple[str, str]] = []  # (mark, title) from the outermost
@@ -602,6 +605,8 @@ def text_sections(text: str) -> list[Section]:
     i = 0
     while i < len(source):
         line = source[i].strip()
+        if line and literal is not None and _indent(source[i]) <= literal:
+            literal = None
         deeper = bool(line) and 0 < indent < _indent(source[i])
         after = source[i + 1].strip() if i + 1 < len(source) else ""
         if (
@@ -614,7 +619,7 @@ def text_sections(text: str) -> list[Section]:
             i += 1  # a reStructuredText overline: the title and its underline follow
             overlined = True
             continue
-        if line and previous_blank and _underlined(line, after):
+        if line and previous_blank and literal is None and _underlined(line, after):
             flush()
             mark = after[0] + ("/" if overlined else "")
             marks = [m for m, _ in titled]
@@ -633,6 +638,7 @@ def text_sections(text: str) -> list[Section]:
             and previous_blank
             and not deeper
             and not lead_in
+            and literal is None
             and (after or capitals or alone)
             and title_line(line, after or alone)
         ):
@@ -646,6 +652,8 @@ def text_sections(text: str) -> list[Section]:
         if line:
             indent = _indent(source[i])
             lead_in = line.endswith(":") and len(line.split()) >= LEAD_IN_WORDS
+            if literal is None and _LITERAL_LEAD.search(line):
+                literal = indent
         i += 1
     flush()
     return sections
@@ -654,6 +662,8 @@ def text_sections(text: str) -> list[Section]:
 # "After the above, then:" leads into the line below it ("make install"): no title. A
 # shorter line ending in a colon ("Contacts:") may be a title over titles itself.
 LEAD_IN_WORDS = 3
+# What opens a reStructuredText literal block: ".. code-block:: text", "… like this::".
+_LITERAL_LEAD = re.compile(r"^\.\.\s+[\w-]+(?::[\w-]+)?::(?:\s|$)|::$")
 
 
 def _indent(line: str) -> int:
