@@ -450,6 +450,14 @@ async def test_when_is_answered_by_a_time_not_a_length_of_time(
     await says(client, "When does the agreement end?", "30 April 2026", absent=("30 days",))
 
 
+def test_a_figure_with_its_unit_is_no_date() -> None:
+    """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
+    question = "When was the split system put in?"
+    assert not relevance.gives_a_time(question, "Model KSA-71 (7.1 kW cooling / 8.0 kW heating).")
+    assert relevance.gives_a_time(question, "Installed 7.1.2019 by CoolCoast.")
+    assert relevance.gives_a_time(question, "Put in on 3/2 last year, 7.1 kW.")
+
+
 HOT_WATER = """House notes
 
 Urgent repairs

@@ -1048,7 +1048,8 @@ def gives_a_time(question: str, *texts: str) -> bool:
     owners = owners_named(question)
     for text in texts:
         for piece in _pieces(text):
-            if _A_TIME.search(piece) and (
+            # A figure with its unit is a size, not a date: "7.1 kW" is no 7 January.
+            if _A_TIME.search(_SIZE.sub(" ", piece)) and (
                 not owners
                 or names_owners(question, piece)
                 or names_owners(question, *(t for t in texts if t is not text))
