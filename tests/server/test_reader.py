@@ -244,6 +244,37 @@ async def test_who_to_call_is_found_by_meaning(
     assert body["source_used"] == "none", body
 
 
+KITCHEN = """Kitchen notes
+
+How do I use the oven?
+Set the top dial to fan and the bottom dial to the temperature. It runs hot,
+so take 10 degrees off what a recipe says.
+
+How do I run the dishwasher?
+Tablet in the door, then the Eco programme. Empty the filter on Sundays.
+
+Bins
+Green bin on Mondays, yellow bin every other Thursday.
+"""
+
+
+async def test_the_nearest_passage_answers_though_its_words_do_not(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "Why does the oven burn my cakes?" shares only "oven" with "It runs hot, so take
+    10 degrees off": the model ranks that line nearest of all, near enough, so it answers.
+    Nearest to "what's the dishwasher's energy rating?" is how to run it, which says
+    nothing of a rating: none."""
+    client = await with_model(make_client, tmp_path, embedding_model, {"kitchen.txt": KITCHEN})
+    for question in (
+        "why does the oven burn my cakes?",
+        "the oven seems to burn everything, is that normal?",
+    ):
+        await says(client, question, "runs hot")
+    body = await ask(client, "What's the dishwasher's energy rating?")
+    assert body["source_used"] == "none", body
+
+
 async def test_a_home_entity_answers_only_a_question_about_its_state() -> None:
     """ "What should the boiler pressure be?", "who is the window cleaner?", "the guest wifi
     password": the documents, though a home entity shares a word; states stay the home's."""

@@ -1098,6 +1098,13 @@ def _judged(
     context, aside = _known_records(question, passages)
     for rank, reasons in _reasons_after(question, passages, pool).items():
         context.setdefault(rank, []).extend(reasons)
+    # The passage the model ranks nearest the question: near enough, it answers on its
+    # own ("the oven seems to burn everything" -> "it runs hot"), though no word agrees.
+    nearest = max(
+        (p for p in passages if p.similarity is not None),
+        key=lambda p: p.similarity or 0.0,
+        default=None,
+    )
     scored = []
     for rank, p in enumerate(passages):
         pointer = _POINTER.match(p.hit.content)
@@ -1122,7 +1129,12 @@ def _judged(
             model=model,
             weak=[title, quoted],
         )
-        if found.answers and (floor is None or found.value >= floor):
+        answers = found.answers or (
+            p is nearest
+            and found.near
+            and relevance.names_what_is_asked(question, *texts, p.hit.heading)
+        )
+        if answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
             points = bool(pointer or _CROSS_REFERENCE.search(p.hit.content))
