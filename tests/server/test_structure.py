@@ -695,6 +695,30 @@ New pumps
     assert [c.heading for c in chunks_of("ex.rst", code) if "return" in c.content] == ["Example"]
 
 
+def test_any_punctuation_repeated_underlines_a_rest_title() -> None:
+    """reStructuredText takes any punctuation mark as an underline: coverage.py's FAQ
+    underlines its questions with dots. The dots are no passage, the question heads its
+    answer."""
+    text = """Pump FAQ
+========
+
+Q: Why does the pump hum at night?
+..................................
+
+The timer runs it for an hour after midnight to keep the seal wet.
+
+Q: Can I paint the pump?
+________________________
+
+Yes, with any outdoor paint.
+"""
+    chunks = chunks_of("faq.rst", text)
+    hum = chunk_with(chunks, "keep the seal wet")
+    assert hum.heading.endswith("Why does the pump hum at night?")
+    assert chunk_with(chunks, "outdoor paint").heading.endswith("Can I paint the pump?")
+    assert all(any(ch.isalnum() for ch in c.content) for c in chunks), chunks
+
+
 def test_underlined_titles_nest_by_their_marks() -> None:
     """As in reStructuredText, a title underlined with a mark not seen yet is one level
     below the last; a mark seen before closes the titles under it."""

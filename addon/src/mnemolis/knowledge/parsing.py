@@ -500,19 +500,21 @@ def parse_document(name: str, raw: bytes) -> list[Section]:
     return read_document(name, raw).sections
 
 
-# Under a title: reStructuredText's and Markdown's marks, and the box-drawing rules that
-# text rendered from HTML (w3m, lynx, DocBook's text output) draws ("──────").
-_UNDERLINE = re.compile(r"(?:=+|-+|~+|\*+|\^+|#+|'+|\"+|\++|`+|\u2500+|\u2501+|\u2550+)")
-# reStructuredText's rarer marks underline a title only as long as it is (a line of
-# """ in a code sample under "def add(x, y):" is none).
-_QUOTE_RULE = re.compile(r"(?:'+|\"+|\++|`+)")
+# Under a title: reStructuredText's marks (any punctuation mark repeated: "=====",
+# "....." under coverage.py's questions, "+++++" under mdadm's), Markdown's, and the
+# box-drawing rules that text rendered from HTML (w3m, lynx, DocBook's text output)
+# draws ("──────").
+_UNDERLINE = re.compile(r"([!-/:-@\[-`{-~])\1*|\u2500+|\u2501+|\u2550+")
+# Only the usual marks underline a title shorter than it; the rarer ones only as long
+# as it is (a line of quotes in a code sample under "def add(x, y):" is none).
+_USUAL_RULE = re.compile(r"=+|-+|~+|\*+|\^+|#+|\u2500+|\u2501+|\u2550+")
 
 
 def _underlined(line: str, after: str) -> bool:
     """Whether ``after`` underlines ``line`` as a title."""
     if len(after) < 3 or not _UNDERLINE.fullmatch(after):
         return False
-    return len(after) >= len(line) or not _QUOTE_RULE.fullmatch(after)
+    return len(after) >= len(line) or _USUAL_RULE.fullmatch(after) is not None
 
 
 _TITLE_END = re.compile(r"[.,;:!?)\]]$")
