@@ -481,6 +481,15 @@ async def test_when_is_answered_by_a_time_not_a_length_of_time(
     await says(client, "When does the agreement end?", "30 April 2026", absent=("30 days",))
 
 
+async def test_a_rule_of_dots_is_never_the_answer(make_client: Client, tmp_path: Path) -> None:
+    """A line of dots or dashes set apart under a question says nothing: the answer
+    after it answers."""
+    faq = "Pump FAQ\n\nWhy does the pump hum at night?\n\n" + "." * 40 + "\n\n"
+    faq += "The timer runs it for an hour after midnight to keep the seal wet.\n"
+    client = await household_client(make_client, tmp_path / "roots", {"pump-faq.txt": faq})
+    await says(client, "Why does the pump hum at night?", "keep the seal wet")
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

@@ -1115,6 +1115,8 @@ def _judged(
         own = answering_part(p.hit.content)
         if not own.strip():
             continue  # a question on its own (an FAQ's question line): its answer answers
+        if not any(c.isalnum() for c in own):
+            continue  # a rule of dots or dashes under its heading says nothing
         if _title_alone(own) and not _ASKS_MODEL.search(question):
             continue  # a title alone ("SafeHome SA-10 smoke alarm") says only what it is
         section, title = _split_title(p.hit.heading, p.hit.path)
