@@ -719,6 +719,32 @@ Yes, with any outdoor paint.
     assert all(any(ch.isalnum() for ch in c.content) for c in chunks), chunks
 
 
+def test_a_definition_list_term_that_asks_heads_its_definition() -> None:
+    """psycopg2's FAQ is a reStructuredText definition list: each term asks, however it
+    opens ("It fails with an error. Why?"), and its definition set in below answers."""
+    text = """Pump FAQ
+========
+
+Running
+-------
+
+The pump starts but stops after a second. Why?
+    The float switch is stuck: lift it and let it drop.
+
+My pump hums at night. Can I oil it?
+    No. The bearings are sealed.
+
+- Have you read the manual?
+    It is in the box.
+"""
+    chunks = chunks_of("faq.rst", text)
+    float_switch = chunk_with(chunks, "float switch")
+    assert float_switch.heading.endswith("Running > The pump starts but stops after a second. Why?")
+    assert chunk_with(chunks, "sealed").heading.endswith("My pump hums at night. Can I oil it?")
+    assert_no_bare_question(chunks)
+    assert not any("manual?" in c.heading for c in chunks)
+
+
 def test_underlined_titles_nest_by_their_marks() -> None:
     """As in reStructuredText, a title underlined with a mark not seen yet is one level
     below the last; a mark seen before closes the titles under it."""

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..sentences import SENTENCE_BREAK
-from .parsing import CONTINUES, Section, title_line
+from .parsing import CONTINUES, Section, line_indent, title_line
 
 MAX_CHARS = 1200
 LEAD_CHARS = 100  # a line this short without a sentence end leads into the next block
@@ -233,8 +233,9 @@ def _tabled(lines: list[str], raw: list[str]) -> list[str]:
     return lines
 
 
-def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
-    """(lines, is_code) of each blank-line separated paragraph; fenced code kept whole.
+def _paragraphs(text: str) -> Iterator[tuple[list[str], str]]:
+    """(lines, kind) of each blank-line separated paragraph: "code" for fenced code
+    (kept whole), "term" for a question a definition list's term asks, else "".
 
     Table rows under a header row (the row above a ``---|---`` rule, or the first
     line of a space-aligned text table) are labelled with its column names; the
@@ -248,7 +249,7 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
         line = raw.rstrip()
         if _FENCE.match(line):
             if lines:
-                yield (lines if code else _tabled(lines, raw_lines)), code
+                yield (lines, "code") if code else (_tabled(lines, raw_lines), "")
                 lines, raw_lines = [], []
             code = not code
             header = []
@@ -258,10 +259,15 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
             continue
         if not line.strip():
             if lines:
-                yield _tabled(lines, raw_lines), False
+                yield _tabled(lines, raw_lines), ""
                 lines, raw_lines = [], []
             header = []
             continue
+        if len(raw_lines) == 1 and _term_asks(raw_lines[0], line):
+            # "I try to run a query but it fails. Why?" over its definition set in (a
+            # reStructuredText definition list, psycopg2's FAQ): the term is the question.
+            yield lines, "term"
+            lines, raw_lines = [], []
         if _TABLE_RULE.fullmatch(line.strip()):
             if lines and " | " in lines[-1]:
                 header = _cells(lines.pop())
@@ -275,17 +281,28 @@ def _paragraphs(text: str) -> Iterator[tuple[list[str], bool]]:
             # "What voltage does it use? | It runs on 12 V": a question and its answer,
             # each a paragraph, so the question heads the answer as in any FAQ.
             if lines:
-                yield _tabled(lines, raw_lines), False
+                yield _tabled(lines, raw_lines), ""
                 lines, raw_lines = [], []
-            yield [entry[0]], False
-            yield [entry[1]], False
+            yield [entry[0]], ""
+            yield [entry[1]], ""
             continue
         if header and (" | " in line or line.strip().startswith("|")):
             line = _labelled(header, line)
         lines.append(line.strip())
         raw_lines.append(line)
     if lines:
-        yield (lines if code else _tabled(lines, raw_lines)), code
+        yield (lines, "code") if code else (_tabled(lines, raw_lines), "")
+
+
+def _term_asks(term: str, following: str) -> bool:
+    """Whether a line, first of its paragraph, is a definition list's term that asks: it
+    ends in "?", is no list item, and the next line is set in deeper (its definition)."""
+    return (
+        _ASKS.search(term) is not None
+        and len(term.strip()) <= QUESTION_CHARS
+        and _BULLET.match(term) is None
+        and line_indent(following) > line_indent(term)
+    )
 
 
 ASKED_ROW_WORDS = 3  # a first cell asking in fewer words is no FAQ's question
@@ -551,8 +568,11 @@ def _bold_entry(lines: list[str]) -> list[str]:
 
 def _blocks(text: str) -> Iterator[_Block]:
     """Paragraphs, list items (numbered steps together) and record lines, in order."""
-    for lines, code in _paragraphs(text):
-        if code:
+    for lines, kind in _paragraphs(text):
+        if kind == "term":
+            yield _asked(lines)
+            continue
+        if kind == "code":
             body = "\n".join(lines).strip("\n")
             if body.strip():
                 yield _Block(f"```\n{body}\n```", "code")  # fenced: readers (and answers) see code

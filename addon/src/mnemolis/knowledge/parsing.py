@@ -607,9 +607,9 @@ def text_sections(text: str) -> list[Section]:
     i = 0
     while i < len(source):
         line = source[i].strip()
-        if line and literal is not None and _indent(source[i]) <= literal:
+        if line and literal is not None and line_indent(source[i]) <= literal:
             literal = None
-        deeper = bool(line) and 0 < indent < _indent(source[i])
+        deeper = bool(line) and 0 < indent < line_indent(source[i])
         after = source[i + 1].strip() if i + 1 < len(source) else ""
         if (
             previous_blank
@@ -652,7 +652,7 @@ def text_sections(text: str) -> list[Section]:
         lines.append(source[i])
         previous_blank = not line
         if line:
-            indent = _indent(source[i])
+            indent = line_indent(source[i])
             lead_in = line.endswith(":") and len(line.split()) >= LEAD_IN_WORDS
             if literal is None and _LITERAL_LEAD.search(line):
                 literal = indent
@@ -668,7 +668,7 @@ LEAD_IN_WORDS = 3
 _LITERAL_LEAD = re.compile(r"^\.\.\s+[\w-]+(?::[\w-]+)?::(?:\s|$)|::$")
 
 
-def _indent(line: str) -> int:
+def line_indent(line: str) -> int:
     """How far a line is set in (a tab as eight)."""
     spaced = line.expandtabs(8)
     return len(spaced) - len(spaced.lstrip())
