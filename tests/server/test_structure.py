@@ -745,6 +745,34 @@ My pump hums at night. Can I oil it?
     assert not any("manual?" in c.heading for c in chunks)
 
 
+def test_a_rest_comment_is_not_indexed() -> None:
+    """A block set in under a bare ".." is a reStructuredText comment, never shown (lxml's
+    hidden contents list): none of its lines is a passage to quote."""
+    text = """Pump FAQ
+========
+
+..
+   1  General
+     1.1  Why does the pump hum?
+     1.2  My pump leaks
+   2  Installation
+
+Why does the pump hum?
+----------------------
+
+The timer runs it at night.
+
+..
+
+Leaks are covered by the warranty.
+"""
+    chunks = chunks_of("faq.rst", text)
+    assert not any("1.2" in c.content or "Installation" in c.content for c in chunks), chunks
+    assert chunk_with(chunks, "timer").heading.endswith("Why does the pump hum?")
+    assert chunk_with(chunks, "warranty")  # an empty comment hides nothing after it
+    assert all(any(ch.isalnum() for ch in c.content) for c in chunks), chunks
+
+
 def test_underlined_titles_nest_by_their_marks() -> None:
     """As in reStructuredText, a title underlined with a mark not seen yet is one level
     below the last; a mark seen before closes the titles under it."""

@@ -609,6 +609,11 @@ def text_sections(text: str) -> list[Section]:
         line = source[i].strip()
         if line and literal is not None and line_indent(source[i]) <= literal:
             literal = None
+        skip = _comment_end(source, i)
+        if skip:
+            i = skip  # a reStructuredText comment is never shown: no text of the page
+            previous_blank = True
+            continue
         deeper = bool(line) and 0 < indent < line_indent(source[i])
         after = source[i + 1].strip() if i + 1 < len(source) else ""
         if (
@@ -659,6 +664,21 @@ def text_sections(text: str) -> list[Section]:
         i += 1
     flush()
     return sections
+
+
+def _comment_end(source: list[str], i: int) -> int:
+    """Past the reStructuredText comment opening at line ``i`` (0 when none opens there):
+    a bare ".." and the block set in right under it (lxml's hidden contents list, a
+    doctest's setup), blank lines inside it included."""
+    if source[i].strip() != "..":
+        return 0
+    base = line_indent(source[i])
+    if i + 1 >= len(source) or not source[i + 1].strip() or line_indent(source[i + 1]) <= base:
+        return i + 1  # an empty comment ends what came before; the text after it is shown
+    end = i + 1
+    while end < len(source) and (not source[end].strip() or line_indent(source[end]) > base):
+        end += 1
+    return end
 
 
 # "After the above, then:" leads into the line below it ("make install"): no title. A
