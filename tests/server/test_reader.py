@@ -490,6 +490,18 @@ async def test_a_rule_of_dots_is_never_the_answer(make_client: Client, tmp_path:
     await says(client, "Why does the pump hum at night?", "keep the seal wet")
 
 
+def test_calling_a_program_asks_for_no_phone_number() -> None:
+    """ "How do I call external programs from a function?" calls no one: a phone number is
+    asked for only when whom to call is a person, a name or a short "the …"."""
+    for question in ("How do I ring him?", "how do I contact Nan?", "How can I reach the plumber?"):
+        assert not relevance.gives_the_number(question, "Ring after 6pm."), question
+    for question in (
+        "How do I call external programs from a Vim function?",
+        "How do I call/use the built-in functions?",
+    ):
+        assert relevance.gives_the_number(question, "Use the system() function."), question
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

@@ -753,10 +753,17 @@ _ASKS_COST = re.compile(
 )
 _COST = re.compile(r"\b(?:free|no charge|charged?|costs?|£\s?\d[\d.,]*|\d+ pounds)\b", re.I)
 _COST_WORDS = frozenset({"pay", "cost", "charge", "price"})
-# "How do I ring him?", "what's their number?" is answered by a phone number.
+# "How do I ring him?", "what's their number?" is answered by a phone number; "how do I
+# call external programs from a function?" calls no one: whom is called is a person, a
+# name or a short "the …", and the question ends there.
+_WHOM = (
+    r"(?:\s+(?:him|her|them|you|us|someone|somebody|anyone|anybody"
+    r"|(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?"
+    r"|(?:the|our|my|your|his|her|their|a|an)\s+[\w'-]+(?:\s+[\w'-]+)?))?(?=\s*[?.!]*\s*$)"
+)
 _ASKS_PHONE = re.compile(
     r"\s*(?:how (?:do|can|should|would|could) (?:i|we) (?:ring|call|phone|contact|reach|text"
-    r"|get hold of)|what(?:'s| is) (?:his|her|their|the) (?:\w+'s )?(?:phone |mobile |cell "
+    rf"|get hold of){_WHOM}|what(?:'s| is) (?:his|her|their|the) (?:\w+'s )?(?:phone |mobile |cell "
     r"|telephone |contact )?number"
     r"|(?:what|which) (?:phone |telephone )?number (?:do|should|can|shall|would|must) (?:i|we)"
     r" (?:dial|ring|call|phone|give))\b",
