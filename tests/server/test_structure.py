@@ -412,6 +412,36 @@ def test_a_contents_list_of_questions_answered_below_is_no_passage() -> None:
     assert chunk_with(chunks, "lifts rain water").heading.endswith("1.1 What is the garden pump?")
 
 
+def test_a_contents_entry_that_tells_before_it_asks_is_no_passage() -> None:
+    """vim's contents list wraps entries that tell before they ask ("I tried X. None of
+    it helped. How do I …?"): the whole entry is one contents line, never a passage."""
+    text = """Pump FAQ
+
+CONTENTS
+
+    1.1. How do I prime the pump?
+    1.2. The pump hums. I opened the valve and then closed it again.
+         Nothing helped. How do I stop the humming?
+    1.3. Is the pump waterproof?
+
+1.1. How do I prime the pump?
+
+Fill it through the top plug.
+
+1.2. The pump hums. I opened the valve and then closed it again.
+Nothing helped. How do I stop the humming?
+
+Tighten the feet: the hum is the frame shaking.
+
+1.3. Is the pump waterproof?
+
+Yes, to one metre.
+"""
+    chunks = chunks_of("pump-faq.txt", text)
+    assert not any("Nothing helped" in c.content for c in chunks), chunks
+    assert chunk_with(chunks, "frame shaking").heading.endswith("How do I stop the humming?")
+
+
 def test_a_one_line_answer_without_a_full_stop_answers_its_question() -> None:
     """A short answer that ends in a link, not a full stop, is still the answer: it is
     quoted under its question, and the question is no passage of its own."""

@@ -396,7 +396,14 @@ def _contents(lines: list[str]) -> list[list[str]]:
     for line in lines:
         if _NUMBER.match(line):
             entries.append([line])
-        elif entries and not ENDS_SENTENCE.search(entries[-1][-1]):
+        elif entries and (
+            not ENDS_SENTENCE.search(entries[-1][-1])
+            # "14.13. I see ^M symbols. I tried 'dos'.\n None helped. How can I hide them?"
+            or (
+                not _ASKS.search(entries[-1][-1])
+                and sum(len(part) + 1 for part in entries[-1]) < 2 * QUESTION_CHARS
+            )
+        ):
             entries[-1].append(line)  # "2.1:  Why does `$var' not split into\n two words?"
         else:
             return []
