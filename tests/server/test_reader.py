@@ -502,6 +502,29 @@ def test_calling_a_program_asks_for_no_phone_number() -> None:
         assert relevance.gives_the_number(question, "Use the system() function."), question
 
 
+async def test_a_question_asked_word_for_word_is_answered_by_its_entry(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "Who's behind this?" holds no word a passage could share and means little on its
+    own, but an FAQ entry under that very question answers it."""
+    faq = """Pump FAQ
+========
+
+Who's behind this?
+==================
+
+The pump was designed by the Harbour Makers club in 2019 and is kept going by
+volunteers.
+
+Is the pump waterproof?
+=======================
+
+Yes, to one metre.
+"""
+    client = await with_model(make_client, tmp_path, embedding_model, {"faq.rst": faq})
+    await says(client, "Who's behind this?", "Harbour Makers")
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

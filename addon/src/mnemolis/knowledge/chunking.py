@@ -33,7 +33,7 @@ _TABLE_ROW = re.compile(r"\|(.*\|.*)\|")
 _TABLE_RULE = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?")
 ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 # What may open a question that heads its answer: "Q:", "Question 3.", "(22)", "3.4:", "6.2".
-_QUESTION_LABEL = re.compile(
+QUESTION_LABEL = re.compile(
     r"(?:Q(?:uestion)?\s*\d{0,3}\s*[:.)]\s*|\(?\d{1,3}(?:\.\d{1,3})*[.:)]?\)?\s+)"
 )
 _ANSWER_LABEL = re.compile(
@@ -336,7 +336,7 @@ def _question(lines: list[str], i: int) -> int:
     heading. After an explicit "Q:" everything up to the answer is the question.
     """
     line = lines[i]
-    label = _QUESTION_LABEL.match(line)
+    label = QUESTION_LABEL.match(line)
     opening = label.end() if label else 0
     if opening >= len(line) or not line[opening].isupper():
         return 0
@@ -433,7 +433,7 @@ def _follows(entry: str, question: str) -> bool:
 def _asked(lines: list[str]) -> _Block:
     """A question's lines as one heading, without its "Q:" label."""
     text = " ".join(line.strip() for line in lines)
-    label = _QUESTION_LABEL.match(text)
+    label = QUESTION_LABEL.match(text)
     asked = text[label.end() :] if label and text[:1] in "Qq" else text
     return _Block(asked, "question", labelled=label is not None)
 
@@ -743,7 +743,7 @@ def _split_code(text: str, max_chars: int) -> list[str] | None:
 
 def _key(question: str) -> str:
     """A question's words without its label, to know a listed question from its answer's."""
-    label = _QUESTION_LABEL.match(question)
+    label = QUESTION_LABEL.match(question)
     return " ".join(re.findall(r"\w+", question[label.end() if label else 0 :].lower()))
 
 

@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
 from ..knowledge import relevance
-from ..knowledge.chunking import ENDS_SENTENCE, file_title, names_columns, unmarked_list
+from ..knowledge.chunking import (
+    ENDS_SENTENCE,
+    QUESTION_LABEL,
+    file_title,
+    names_columns,
+    unmarked_list,
+)
 from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
@@ -103,6 +109,17 @@ def _asks(heading: str) -> bool:
     one followed by a remark too ("How can I make it smaller? This is too bloated!")."""
     own = heading.rsplit(" > ", 1)[-1].rstrip()
     return own.endswith("?") or "? " in own
+
+
+def heading_asks_it(question: str, heading: str) -> bool:
+    """Whether a passage's own heading is the question itself, word for word (its number
+    or "Q:" aside): the FAQ's entry for it, however few words the two share in meaning
+    ("Who's behind this?")."""
+    own = heading.rsplit(" > ", 1)[-1]
+    label = QUESTION_LABEL.match(own)
+    own = own[label.end() :] if label else own
+    words = re.findall(r"\w+", own.lower())
+    return bool(words) and _asks(heading) and words == re.findall(r"\w+", question.lower())
 
 
 # Words that make a question one about Mnemolis itself (its docs answer those first).
@@ -1131,10 +1148,15 @@ def _judged(
             model=model,
             weak=[title, quoted],
         )
-        answers = found.answers or (
-            p is nearest
-            and found.near
-            and relevance.names_what_is_asked(question, *texts, p.hit.heading)
+        entry = heading_asks_it(question, p.hit.heading)
+        answers = (
+            found.answers
+            or entry
+            or (
+                p is nearest
+                and found.near
+                and relevance.names_what_is_asked(question, *texts, p.hit.heading)
+            )
         )
         if answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
@@ -1151,7 +1173,7 @@ def _judged(
                 weight = CODE_WEIGHT
             elif points:
                 weight = POINTER_WEIGHT  # it points at where the answer is: that answers
-            if about >= FAQ_COVERED and _asks(p.hit.heading) and not points:
+            if (about >= FAQ_COVERED or entry) and _asks(p.hit.heading) and not points:
                 # A heading asking this very question; an entry that sends the reader to
                 # another question's answer ("read Section 2.1, …") stays behind that one.
                 weight = max(weight, FAQ_WEIGHT)
