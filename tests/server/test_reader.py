@@ -525,6 +525,26 @@ Yes, to one metre.
     await says(client, "Who's behind this?", "Harbour Makers")
 
 
+def test_the_entry_asking_the_question_itself_comes_before_one_sharing_its_words() -> None:
+    """ "How can I use Orbit?" is answered under that very heading, not under "Who uses
+    Orbit?", whose words are the same: a short item of that list is as near the question
+    as the answer (the cosines all-MiniLM-L6-v2 gives Pygments' FAQ), and it came first."""
+
+    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
+        hit = Hit(ord_, "faq.rst", ord_, f"Orbit FAQ > {heading}", content, 1.0)
+        return Passage("household", hit, "faq.rst", 0.03, similarity)
+
+    item = under("Who uses Orbit?", 3, "* `Wikipedia <https://en.wikipedia.org/>`_", 0.801)
+    answer = under(
+        "How can I use Orbit?",
+        7,
+        "Orbit is usable as a command-line tool as well as a library.",
+        0.887,
+    )
+    ranked = rag._judged("How can I use Orbit?", {}, [item, answer], None, True)
+    assert ranked[0][1] is answer, [p.hit.content for _, p in ranked]
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

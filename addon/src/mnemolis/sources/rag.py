@@ -1161,6 +1161,9 @@ def _judged(
         if answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
+            # The entry that is the question itself comes before one that shares its
+            # words: "How can I use Pygments?", not "Who uses Pygments?".
+            about += float(entry)
             points = bool(pointer or _CROSS_REFERENCE.search(p.hit.content))
             weight = 1.0
             if why and relevance.gives_what_is_asked(question, said):
