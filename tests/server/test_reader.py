@@ -545,6 +545,33 @@ def test_the_entry_asking_the_question_itself_comes_before_one_sharing_its_words
     assert ranked[0][1] is answer, [p.hit.content for _, p in ranked]
 
 
+def test_the_entry_asking_the_question_itself_outranks_a_sibling_rated_higher() -> None:
+    """ "Why can't I select/paste in Orbit?" is answered under that very heading, though
+    a paragraph under "Why can't I select/paste to/from other programs?" says every word
+    of it (the cosines all-MiniLM-L6-v2 gives xterm's FAQ)."""
+
+    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
+        hit = Hit(ord_, "faq.txt", ord_, f"Orbit FAQ > Odd behavior > {heading}", content, 1.0)
+        return Passage("household", hit, "faq.txt", 0.03, similarity)
+
+    sibling = under(
+        "Why can't I select/paste to/from other programs?",
+        9,
+        "Orbit can ask to select and paste UTF-8 even if it is not set up for it. Then it "
+        "converts the characters it can.",
+        0.740,
+    )
+    own = under(
+        "Why can't I select/paste in Orbit?",
+        4,
+        "When a program turns on mouse tracking, it takes the plain mouse clicks for itself: "
+        "hold shift while you click.",
+        0.845,
+    )
+    ranked = rag._judged("Why can't I select/paste in Orbit?", {}, [sibling, own], None, True)
+    assert ranked[0][1] is own, [p.hit.content for _, p in ranked]
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

@@ -60,6 +60,7 @@ FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep re
 YES_NO_WEIGHT = 1.1  # "is it …?": an answer that opens "Yes, …" or "No, …" answers it
 DEFINES_WEIGHT = 1.1  # "what is X?": the sentence saying "X is …", not one that mentions X
 FAQ_WEIGHT = 1.15  # the answer under a heading that asks the question (a FAQ), like steps
+ENTRY_FIRST = 1.0  # added to the rating under a heading that is the question word for word
 LABEL_WORDS = 2.0  # a label's words in the question weigh this much more
 LABEL_WEIGHT = 1.3  # "what serial number …?": the line labelled "Serial number"
 FAQ_COVERED = 0.75  # of the question's words such a heading says
@@ -1188,7 +1189,10 @@ def _judged(
                 weight = max(weight, DEFINES_WEIGHT)
             if plain and ("`" in p.hit.content + p.hit.heading or " | " in p.hit.content):
                 weight *= TECHNICAL_WEIGHT  # asked in plain words: answered in plain words
-            scored.append((found, weight * found.value, about, rank, p))
+            # The FAQ's own entry for the question, asked word for word, answers before any
+            # other ("Why can't I select/paste in xterm?", not "… to/from other programs?").
+            first = ENTRY_FIRST if entry and not points else 0.0
+            scored.append((found, weight * found.value + first, about, rank, p))
     scored = sibling_named(scored)
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
     scored = _entry_opening(question, weights, scored)
