@@ -572,6 +572,22 @@ def test_the_entry_asking_the_question_itself_outranks_a_sibling_rated_higher() 
     assert ranked[0][1] is own, [p.hit.content for _, p in ranked]
 
 
+def test_the_entry_asked_word_for_word_is_read_under_a_list_lead_in() -> None:
+    """xterm's "What is the latest version?" is answered by its lead-in sentence, which
+    heads the list after it ("… is the one that I maintain:"), though the search ranks
+    it below a dozen short items of "What versions are available?"."""
+
+    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
+        hit = Hit(ord_, "faq.txt", ord_, f"Orbit FAQ > {heading}", content, 1.0)
+        return Passage("household", hit, "faq.txt", 0.03, similarity)
+
+    items = [under("What versions are available?", n, f"* orbit-{n}", 0.44) for n in range(20, 32)]
+    lead = "The most recent (and well supported) version of orbit is the one that I maintain"
+    own = under(f"What is the latest version? > {lead}", 5, "* source\n* archives", 0.31)
+    ranked = rag._judged("What is the latest version?", {}, [*items, own], None, True)
+    assert ranked and ranked[0][1] is own, [p.hit.content for _, p in ranked]
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

@@ -116,11 +116,13 @@ def heading_asks_it(question: str, heading: str) -> bool:
     """Whether a passage's own heading is the question itself, word for word (its number
     or "Q:" aside): the FAQ's entry for it, however few words the two share in meaning
     ("Who's behind this?")."""
-    own = heading.rsplit(" > ", 1)[-1]
+    # The nearest part of the heading that asks: a list's lead-in ("The most recent
+    # version is the one I maintain:") may head its items under the question.
+    own = next((part for part in reversed(heading.split(" > ")) if _asks(part)), "")
     label = QUESTION_LABEL.match(own)
     own = own[label.end() :] if label else own
     words = re.findall(r"\w+", own.lower())
-    return bool(words) and _asks(heading) and words == re.findall(r"\w+", question.lower())
+    return bool(words) and words == re.findall(r"\w+", question.lower())
 
 
 # Words that make a question one about Mnemolis itself (its docs answer those first).
@@ -1095,6 +1097,7 @@ def _judged(
         p
         for p in pool[CANDIDATES:]
         if _asks(p.hit.heading)
+        or heading_asks_it(question, p.hit.heading)
         or (what_is and any(defines(question, u) for u in _units(answering_part(p.hit.content))))
     ]
     itself = relevance.asked(question)  # "The boiler's stopped. How do I reset it?"
