@@ -588,6 +588,57 @@ def test_the_entry_asked_word_for_word_is_read_under_a_list_lead_in() -> None:
     assert ranked and ranked[0][1] is own, [p.hit.content for _, p in ranked]
 
 
+async def test_the_entry_asked_word_for_word_is_looked_up_by_its_words() -> None:
+    """xterm's "Can I improve the scrollbars?": the model ranks thirty rows of a timing
+    table under "Can I improve the scrolling speed?" above the entry, which the words
+    find first; the entry answers, and under its own opening question too."""
+    heading = "Orbit FAQ > Odd behavior > Can I improve the scrollbars? > Is it the look?"
+    entry = Passage(
+        "household",
+        Hit(
+            90,
+            "faq.html",
+            90,
+            heading,
+            "The look can be changed by linking another widget set.",
+            1.0,
+        ),
+        "faq.html",
+        0.01,
+        None,
+    )
+    rows = [
+        Passage(
+            "household",
+            Hit(
+                n,
+                "faq.html",
+                n,
+                "Orbit FAQ > Can I improve the scrolling speed?",
+                f"orbit | 0.{n}",
+                1.0,
+            ),
+            "faq.html",
+            0.02,
+            0.55,
+        )
+        for n in range(10, 40)
+    ]
+
+    class Store:
+        async def search_all(self, question: str, *, limit: int, mode: str, **_: Any) -> Any:
+            return ([entry] if mode == "keyword" else rows)[:limit]
+
+        def model_embedder(self) -> bool:
+            return True
+
+    question = "Can I improve the scrollbars?"
+    assert rag.heading_asks_it(question, heading)
+    assert not rag.heading_asks_it(question, "Orbit FAQ > Can I improve the scrolling speed?")
+    found = await rag.relevant_passages(Store(), question, ["household"], {})  # type: ignore[arg-type]
+    assert found and found[0][1] is entry, [p.hit.content for _, p in found]
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

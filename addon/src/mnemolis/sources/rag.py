@@ -103,6 +103,7 @@ SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi â€
 WRAPPED_LINE = 64  # a line this long that stops mid-sentence is wrapped prose
 CANDIDATES = 10
 FAQ_CANDIDATES = 30  # how far down a passage under a heading asking a question is looked for
+ENTRY_LOOKUP = 5  # keyword hits looked through for the entry of a question asked word for word
 
 
 def _asks(heading: str) -> bool:
@@ -116,13 +117,17 @@ def heading_asks_it(question: str, heading: str) -> bool:
     """Whether a passage's own heading is the question itself, word for word (its number
     or "Q:" aside): the FAQ's entry for it, however few words the two share in meaning
     ("Who's behind this?")."""
-    # The nearest part of the heading that asks: a list's lead-in ("The most recent
-    # version is the one I maintain:") may head its items under the question.
-    own = next((part for part in reversed(heading.split(" > ")) if _asks(part)), "")
-    label = QUESTION_LABEL.match(own)
-    own = own[label.end() :] if label else own
-    words = re.findall(r"\w+", own.lower())
-    return bool(words) and words == re.findall(r"\w+", question.lower())
+    # Any part of the heading that asks: a list's lead-in ("The most recent version is
+    # the one I maintain:") or a question the answer opens with may head it below.
+    asked = re.findall(r"\w+", question.lower())
+    if not asked:
+        return False
+    for part in heading.split(" > "):
+        label = QUESTION_LABEL.match(part)
+        own = part[label.end() :] if label else part
+        if _asks(own) and re.findall(r"\w+", own.lower()) == asked:
+            return True
+    return False
 
 
 # Words that make a question one about Mnemolis itself (its docs answer those first).
@@ -1042,6 +1047,18 @@ async def relevant_passages(
     pool = await store.search_all(
         search or question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
     )
+    if search is None:
+        # The FAQ's own entry for a question asked word for word, which the words find
+        # though the model's ranking of a table's rows buries it (xterm's "Can I improve
+        # the scrollbars?" under a dozen rows of scrolling timings).
+        seen = {(p.db, p.hit.chunk_id) for p in pool}
+        pool += [
+            p
+            for p in await store.search_all(
+                question, limit=ENTRY_LOOKUP, mode="keyword", databases=names, failed=failed
+            )
+            if heading_asks_it(question, p.hit.heading) and (p.db, p.hit.chunk_id) not in seen
+        ]
     alone = relevance.asked_alone(question) if search is None else None
     measured_alone: set[int] = set()  # passages whose similarity is the question alone's
     if alone is not None:
