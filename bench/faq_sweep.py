@@ -1,6 +1,6 @@
 """Ask FAQ files their own questions: a quick look for shapes the reader gets wrong.
 
-    .venv/server/bin/python bench/faq_sweep.py FILE [FILE ...]
+    .venv/server/bin/python bench/faq_sweep.py [--dump|--asked FILE.json] FILE [FILE ...]
 
 Each file is indexed alone (beside the bundled docs, as a user has them) by one
 Mnemolis with its default settings. Every heading that asks a question (a part of a
@@ -8,6 +8,10 @@ chunk's heading path ending in "?") is asked as the user would ask it, its numbe
 "Q:" label left out, and the answer is right when it comes from the passages under
 that heading: at least RIGHT_SHARE of its words are theirs, and it says more than
 the question's own words. Wrong answers are printed with what was said.
+
+To ask an older version the same questions (its chunker finds others), write them
+with ``--dump FILE.json`` and ask them with ``--asked FILE.json`` under the older code
+(``PYTHONPATH=<its checkout>/addon/src``).
 
 This is a dev tool, not an eval: the questions are the ones the chunker found, so a
 question it misses is never asked (compare "question headings" with the file's lines
@@ -20,6 +24,7 @@ packages (``apt-get download``, ``dpkg-deb -x``) and PyPI sdists.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 import sys
@@ -55,15 +60,16 @@ def questions_of(path: Path) -> dict[str, list[str]]:
     return out
 
 
-async def sweep(files: list[Path]) -> int:
-    """Ask every file its questions; print a line per file and each wrong answer."""
+async def sweep(files: list[Path], given: dict[str, dict[str, list[str]]] | None = None) -> int:
+    """Ask every file its questions (or the ``given`` ones); print a line per file and
+    each wrong answer."""
     scratch = Path(tempfile.mkdtemp(prefix="faq-sweep-"))
     core = await start_core(scratch / "data", True)
     store = core.services.knowledge
     right_all = asked_all = 0
     try:
         for n, path in enumerate(files):
-            asked = questions_of(path)
+            asked = questions_of(path) if given is None else given[str(path)]
             folder = scratch / f"f{n}"
             folder.mkdir()
             shutil.copyfile(path, folder / path.name)
@@ -101,10 +107,21 @@ async def sweep(files: list[Path]) -> int:
 
 
 def main(argv: list[str]) -> int:
+    option = argv[0] if argv and argv[0] in ("--dump", "--asked") else None
+    if option:
+        if len(argv) < 3:
+            print(__doc__)
+            return 2
+        store, argv = Path(argv[1]), argv[2:]
     if not argv:
         print(__doc__)
         return 2
-    return asyncio.run(sweep([Path(a) for a in argv]))
+    files = [Path(a) for a in argv]
+    if option == "--dump":
+        store.write_text(json.dumps({str(f): questions_of(f) for f in files}), encoding="utf-8")
+        return 0
+    given = json.loads(store.read_text(encoding="utf-8")) if option == "--asked" else None
+    return asyncio.run(sweep(files, given))
 
 
 if __name__ == "__main__":
