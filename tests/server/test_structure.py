@@ -803,6 +803,38 @@ Leaks are covered by the warranty.
     assert all(any(ch.isalnum() for ch in c.content) for c in chunks), chunks
 
 
+def test_rest_markup_the_page_never_shows_is_no_passage() -> None:
+    """Hyperlink targets (".. _faq-question:", a target's address run on below it),
+    a directive's own line and its options (".. contents::", ":local:") are markup: a
+    passage of them would be quoted as an answer ("Meta — .. _faq-question: .."). What
+    a directive holds stays."""
+    text = """Pump FAQ
+========
+
+.. contents::
+   :local:
+
+.. _faq-hum:
+.. cssclass:: faq
+
+Why does the pump hum?
+----------------------
+
+.. _`the pump's page`:
+   https://pumps.example.org/hum
+
+The timer runs it at night.
+
+.. note::
+   Unplug it before you open it.
+"""
+    chunks = chunks_of("faq.rst", text)
+    assert not any(".. " in c.content or ":local:" in c.content for c in chunks), chunks
+    assert not any("pumps.example.org" in c.content for c in chunks), chunks
+    assert chunk_with(chunks, "timer").heading.endswith("Why does the pump hum?")
+    assert chunk_with(chunks, "Unplug it").heading.endswith("Why does the pump hum?")
+
+
 def test_underlined_titles_nest_by_their_marks() -> None:
     """As in reStructuredText, a title underlined with a mark not seen yet is one level
     below the last; a mark seen before closes the titles under it."""

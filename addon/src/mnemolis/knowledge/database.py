@@ -109,8 +109,9 @@ TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts b
 # parts them; 8: no title from a reStructuredText literal block; 9: any punctuation
 # mark repeated underlines a title, as in reStructuredText, a definition list's term
 # that asks heads its definition, reStructuredText comments left out; 11: a contents
-# entry that tells before it asks read whole).
-INDEX_FORMAT = "11"
+# entry that tells before it asks read whole; 12: reStructuredText targets, directive
+# lines and their options left out).
+INDEX_FORMAT = "12"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 

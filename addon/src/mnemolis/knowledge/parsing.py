@@ -614,6 +614,23 @@ def text_sections(text: str) -> list[Section]:
             i = skip  # a reStructuredText comment is never shown: no text of the page
             previous_blank = True
             continue
+        if _RST_MARKUP.match(line):
+            # ".. _faq-question:", ".. cssclass:: faq", ".. code-block:: python": markup
+            # the page never shows (what a directive holds, set in below it, stays).
+            base = line_indent(source[i])
+            if literal is None and _LITERAL_LEAD.search(line):
+                literal = base
+            target = line.startswith(".. _")
+            i += 1
+            # The lines set in right under it: a target's address run on, a directive's
+            # options (":local:", ":maxdepth: 2").
+            while (
+                i < len(source)
+                and line_indent(source[i]) > base
+                and (target or _DIRECTIVE_OPTION.match(source[i].strip()))
+            ):
+                i += 1
+            continue
         deeper = bool(line) and 0 < indent < line_indent(source[i])
         after = source[i + 1].strip() if i + 1 < len(source) else ""
         if (
@@ -684,6 +701,12 @@ def _comment_end(source: list[str], i: int) -> int:
 # "After the above, then:" leads into the line below it ("make install"): no title. A
 # shorter line ending in a colon ("Contacts:") may be a title over titles itself.
 LEAD_IN_WORDS = 3
+# reStructuredText's explicit markup: a hyperlink target, a substitution's definition,
+# a directive's own line (never a footnote, ".. [1] …", which is shown).
+_RST_MARKUP = re.compile(
+    r"\.\.\s+(?:_[^:]*:(?:\s|$)|\|[^|]+\|\s+[\w-]+::|[\w-]+(?::[\w-]+)?::(?:\s|$))"
+)
+_DIRECTIVE_OPTION = re.compile(r":[\w-]+:(?:\s|$)")
 # What opens a reStructuredText literal block: ".. code-block:: text", "… like this::".
 _LITERAL_LEAD = re.compile(r"^\.\.\s+[\w-]+(?::[\w-]+)?::(?:\s|$)|::$")
 
