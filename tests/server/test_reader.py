@@ -639,6 +639,26 @@ async def test_the_entry_asked_word_for_word_is_looked_up_by_its_words() -> None
     assert found and found[0][1] is entry, [p.hit.content for _, p in found]
 
 
+def test_a_short_answer_under_the_question_asked_word_for_word_is_no_title() -> None:
+    """irssi's "Q: How to pronounce Irssi?" is answered "Check here" (a link in its HTML):
+    a line that short reads like a title, but under the question asked word for word it
+    is the answer, not a title to pass over for another entry's words."""
+
+    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
+        hit = Hit(ord_, "faq.html", ord_, f"Orbit FAQ > {heading}", content, 1.0)
+        return Passage("household", hit, "faq.html", 0.03, similarity)
+
+    own = under("Q: How to pronounce Orbit?", 40, "Check here", 0.942)
+    other = under(
+        "Q: How to make UTF-8 work with Orbit?",
+        30,
+        "Make sure your terminal supports UTF-8. In Orbit do /SET term_charset utf-8.",
+        0.653,
+    )
+    ranked = rag._judged("How to pronounce Orbit?", {}, [own, other], None, True)
+    assert ranked and ranked[0][1] is own, [p.hit.content for _, p in ranked]
+
+
 def test_a_figure_with_its_unit_is_no_date() -> None:
     """ "7.1 kW" is a size, not the 7th of January: no answer to "when was it put in?"."""
     question = "When was the split system put in?"

@@ -1155,8 +1155,11 @@ def _judged(
             continue  # a question on its own (an FAQ's question line): its answer answers
         if not any(c.isalnum() for c in own):
             continue  # a rule of dots or dashes under its heading says nothing
-        if _title_alone(own) and not _ASKS_MODEL.search(question):
-            continue  # a title alone ("SafeHome SA-10 smoke alarm") says only what it is
+        entry = heading_asks_it(question, p.hit.heading)
+        if _title_alone(own) and not _ASKS_MODEL.search(question) and not entry:
+            # A title alone ("SafeHome SA-10 smoke alarm") says only what it is; under the
+            # question asked word for word, a line that short is its answer ("Check here").
+            continue
         section, title = _split_title(p.hit.heading, p.hit.path)
         said, quoted = relevance.mentions(own)
         texts = [said, section, *context.get(rank, [])]
@@ -1169,7 +1172,6 @@ def _judged(
             model=model,
             weak=[title, quoted],
         )
-        entry = heading_asks_it(question, p.hit.heading)
         answers = (
             found.answers
             or entry
