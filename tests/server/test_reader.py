@@ -525,17 +525,19 @@ Yes, to one metre.
     await says(client, "Who's behind this?", "Harbour Makers")
 
 
+def _under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
+    """A paragraph of the Orbit FAQ under this heading, as the search hands it to the reader."""
+    hit = Hit(ord_, "faq.txt", ord_, f"Orbit FAQ > {heading}", content, 1.0)
+    return Passage("household", hit, "faq.txt", 0.03, similarity)
+
+
 def test_the_entry_asking_the_question_itself_comes_before_one_sharing_its_words() -> None:
     """ "How can I use Orbit?" is answered under that very heading, not under "Who uses
     Orbit?", whose words are the same: a short item of that list is as near the question
     as the answer (the cosines all-MiniLM-L6-v2 gives Pygments' FAQ), and it came first."""
 
-    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
-        hit = Hit(ord_, "faq.rst", ord_, f"Orbit FAQ > {heading}", content, 1.0)
-        return Passage("household", hit, "faq.rst", 0.03, similarity)
-
-    item = under("Who uses Orbit?", 3, "* `Wikipedia <https://en.wikipedia.org/>`_", 0.801)
-    answer = under(
+    item = _under("Who uses Orbit?", 3, "* `Wikipedia <https://en.wikipedia.org/>`_", 0.801)
+    answer = _under(
         "How can I use Orbit?",
         7,
         "Orbit is usable as a command-line tool as well as a library.",
@@ -550,19 +552,15 @@ def test_the_entry_asking_the_question_itself_outranks_a_sibling_rated_higher() 
     a paragraph under "Why can't I select/paste to/from other programs?" says every word
     of it (the cosines all-MiniLM-L6-v2 gives xterm's FAQ)."""
 
-    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
-        hit = Hit(ord_, "faq.txt", ord_, f"Orbit FAQ > Odd behavior > {heading}", content, 1.0)
-        return Passage("household", hit, "faq.txt", 0.03, similarity)
-
-    sibling = under(
-        "Why can't I select/paste to/from other programs?",
+    sibling = _under(
+        "Odd behavior > Why can't I select/paste to/from other programs?",
         9,
         "Orbit can ask to select and paste UTF-8 even if it is not set up for it. Then it "
         "converts the characters it can.",
         0.740,
     )
-    own = under(
-        "Why can't I select/paste in Orbit?",
+    own = _under(
+        "Odd behavior > Why can't I select/paste in Orbit?",
         4,
         "When a program turns on mouse tracking, it takes the plain mouse clicks for itself: "
         "hold shift while you click.",
@@ -577,13 +575,9 @@ def test_the_entry_asked_word_for_word_is_read_under_a_list_lead_in() -> None:
     heads the list after it ("… is the one that I maintain:"), though the search ranks
     it below a dozen short items of "What versions are available?"."""
 
-    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
-        hit = Hit(ord_, "faq.txt", ord_, f"Orbit FAQ > {heading}", content, 1.0)
-        return Passage("household", hit, "faq.txt", 0.03, similarity)
-
-    items = [under("What versions are available?", n, f"* orbit-{n}", 0.44) for n in range(20, 32)]
+    items = [_under("What versions are available?", n, f"* orbit-{n}", 0.44) for n in range(20, 32)]
     lead = "The most recent (and well supported) version of orbit is the one that I maintain"
-    own = under(f"What is the latest version? > {lead}", 5, "* source\n* archives", 0.31)
+    own = _under(f"What is the latest version? > {lead}", 5, "* source\n* archives", 0.31)
     ranked = rag._judged("What is the latest version?", {}, [*items, own], None, True)
     assert ranked and ranked[0][1] is own, [p.hit.content for _, p in ranked]
 
@@ -644,12 +638,8 @@ def test_a_short_answer_under_the_question_asked_word_for_word_is_no_title() -> 
     a line that short reads like a title, but under the question asked word for word it
     is the answer, not a title to pass over for another entry's words."""
 
-    def under(heading: str, ord_: int, content: str, similarity: float) -> Passage:
-        hit = Hit(ord_, "faq.html", ord_, f"Orbit FAQ > {heading}", content, 1.0)
-        return Passage("household", hit, "faq.html", 0.03, similarity)
-
-    own = under("Q: How to pronounce Orbit?", 40, "Check here", 0.942)
-    other = under(
+    own = _under("Q: How to pronounce Orbit?", 40, "Check here", 0.942)
+    other = _under(
         "Q: How to make UTF-8 work with Orbit?",
         30,
         "Make sure your terminal supports UTF-8. In Orbit do /SET term_charset utf-8.",
