@@ -1184,8 +1184,8 @@ def _judged(
         if answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
             about = relevance.word_coverage(question, weights, p.hit.heading)
-            # The entry that is the question itself comes before one that shares its
-            # words: "How can I use Pygments?", not "Who uses Pygments?".
+            # The entry that is the question itself says all of it, however few of its
+            # words weigh ("Who's behind this?"): it is read from its opening.
             about += float(entry)
             points = bool(pointer or _CROSS_REFERENCE.search(p.hit.content))
             weight = 1.0
@@ -1199,7 +1199,7 @@ def _judged(
                 weight = CODE_WEIGHT
             elif points:
                 weight = POINTER_WEIGHT  # it points at where the answer is: that answers
-            if (about >= FAQ_COVERED or entry) and _asks(p.hit.heading) and not points:
+            if about >= FAQ_COVERED and _asks(p.hit.heading) and not points:
                 # A heading asking this very question; an entry that sends the reader to
                 # another question's answer ("read Section 2.1, …") stays behind that one.
                 weight = max(weight, FAQ_WEIGHT)
