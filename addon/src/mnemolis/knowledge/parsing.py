@@ -618,9 +618,9 @@ def text_sections(text: str) -> list[Section]:
             # ".. _faq-question:", ".. cssclass:: faq", ".. code-block:: python": markup
             # the page never shows (what a directive holds, set in below it, stays).
             base = line_indent(source[i])
-            if literal is None and _LITERAL_LEAD.search(line):
-                literal = base
             target = line.startswith(".. _")
+            if literal is None and not target:
+                literal = base  # a directive: what it holds is set in below it
             i += 1
             # The lines set in right under it: a target's address run on, a directive's
             # options (":local:", ":maxdepth: 2").
@@ -676,8 +676,8 @@ def text_sections(text: str) -> list[Section]:
         if line:
             indent = line_indent(source[i])
             lead_in = line.endswith(":") and len(line.split()) >= LEAD_IN_WORDS
-            if literal is None and _LITERAL_LEAD.search(line):
-                literal = indent
+            if literal is None and line.endswith("::"):
+                literal = indent  # "… like this::" opens a literal block
         i += 1
     flush()
     return sections
@@ -707,8 +707,6 @@ _RST_MARKUP = re.compile(
     r"\.\.\s+(?:_[^:]*:(?:\s|$)|\|[^|]+\|\s+[\w-]+::|[\w-]+(?::[\w-]+)?::(?:\s|$))"
 )
 _DIRECTIVE_OPTION = re.compile(r":[\w-]+:(?:\s|$)")
-# What opens a reStructuredText literal block: ".. code-block:: text", "… like this::".
-_LITERAL_LEAD = re.compile(r"^\.\.\s+[\w-]+(?::[\w-]+)?::(?:\s|$)|::$")
 
 
 def line_indent(line: str) -> int:
