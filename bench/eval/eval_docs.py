@@ -74,9 +74,11 @@ HOUSEHOLD_DIR = HERE / "household"
 # answers.
 HOUSEHOLD2 = HERE / "household2.yaml"
 HOUSEHOLD2_DIR = HERE / "household2"
-# Dev questions on the second household by a further outside writer (user docs and the
-# household's documents only): ``--dev`` asks them; never part of the judged score.
+# Dev questions on the second household by two further outside writers (user docs and
+# the household's documents only; the second wrote its "dev2" half on 2026-12-05):
+# ``--dev`` asks them; never part of the judged score.
 HOUSEHOLD2_DEV = HERE / "household2-dev.yaml"
+HOUSEHOLD2_DEV2 = HERE / "household2-dev2.yaml"
 HOUSEHOLD2_GOAL = 0.90
 HOUSEHOLD2_THRESHOLD = 0.76
 MODES = ("keyword", "semantic", "hybrid")
@@ -470,9 +472,10 @@ async def run_household(
         await wait_indexed(core, "household", use_model, timeout=600)
         await wait_indexed(core, "mnemolis-docs", use_model, timeout=600)
         cases = list(spec["questions"])
-        dev_file = {HOUSEHOLD: HOUSEHOLD_DEV, HOUSEHOLD2: HOUSEHOLD2_DEV}.get(spec_file)
-        if "dev" in args.halves and dev_file is not None and dev_file.is_file():
-            cases += yaml.safe_load(dev_file.read_text(encoding="utf-8"))["questions"]
+        dev_files = {HOUSEHOLD: [HOUSEHOLD_DEV], HOUSEHOLD2: [HOUSEHOLD2_DEV, HOUSEHOLD2_DEV2]}
+        if "dev" in args.halves:
+            for dev_file in dev_files.get(spec_file, []):
+                cases += yaml.safe_load(dev_file.read_text(encoding="utf-8"))["questions"]
         for case in cases:
             if case["half"] not in args.halves:
                 continue
@@ -548,7 +551,7 @@ async def main() -> int:
         help="while tuning: the tune half and the blind dev questions, no held-out scores",
     )
     args = parser.parse_args()
-    args.halves = ("tune", "dev") if args.dev else ("tune", "held")
+    args.halves = ("tune", "dev", "dev2") if args.dev else ("tune", "held")
     scratch = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="eval-docs-"))
     scratch.mkdir(parents=True, exist_ok=True)
     ok = True
