@@ -1688,3 +1688,71 @@ def test_a_question_heading_is_never_the_model_named() -> None:
     assert rag.named_in_heading(asked, heading, "The binary lacks VxFS support.") == ""
     washer = "Laundry > Washing machine (Miele WWD 120)"
     assert rag.named_in_heading("what model is the washing machine?", washer, "Spin at 1200.")
+
+
+CONTACTS = """# Contacts
+
+## Trades
+
+| Job | Name | Phone | Notes |
+|---|---|---|---|
+| Plumber | Gary Pearce | 0491 570 110 | cash discount |
+| Electrician | Anh Tran, Sparkwise Electrical | 0491 571 266 | safety switch |
+| Locksmith | Geelong Lock & Key | (03) 5550 7712 | 24 hr |
+
+## Health
+
+| Who | Name | Phone | Notes |
+|---|---|---|---|
+| GP | Dr. Priya Patel, Belmont Family Clinic | (03) 5550 3300 | bulk-bills the kids |
+| Vet | Dr. Sam Whitfield, Highton Vet Clinic | (03) 5550 9184 | the dog's vet |
+"""
+
+
+async def test_contact_questions_put_as_people_say_them(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """A third blind writer's contact questions: "number for the sparky" and "the doctor's
+    number" ask for a phone number; "the plumber we normally use" and "a locksmith who'll
+    come out now" ask for the plumber and the locksmith, not for a habit or a visit."""
+    client = await household_client(make_client, tmp_path / "roots", {"contacts.md": CONTACTS})
+    await says(client, "number for the sparky", "0491 571 266")
+    await says(
+        client,
+        "Lachie's running a temperature, can you give me the doctor's number",
+        "5550 3300",
+        never="9184",
+    )
+    await says(
+        client,
+        "There's water spraying out under the kitchen sink - who's the plumber we normally use?",
+        "Gary Pearce",
+    )
+    await says(
+        client,
+        "I've locked myself out and it's 11 at night, is there a locksmith who'll come out now?",
+        "Geelong Lock & Key",
+    )
+    assert not relevance._asks_phone("What's the model number for the dishwasher?")
+    assert not relevance._asks_phone("what's the dishwasher's serial number?")
+
+
+async def test_who_does_it_is_named_by_what_they_do(make_client: Client, tmp_path: Path) -> None:
+    """ "Who cleans our windows?" is answered by the memory of the window cleaner."""
+    client = await household_client(make_client, tmp_path / "roots", {"contacts.md": CONTACTS})
+    await store_of(client).remember(
+        "The window cleaner is Brendan from Clearview Windows, 0491 576 398 - he comes "
+        "every three months."
+    )
+    await says(client, "Who cleans our windows?", "Brendan")
+
+
+def test_a_sentence_about_him_is_about_the_person_named_before() -> None:
+    """ "He needs Roo or he won't settle" says it of Lachie, named in the sentence before:
+    "Lachie won't settle" is answered by it, without his bath time."""
+    line = (
+        "Lachie (5) - bath at 6.30, in bed by 7.15pm. He needs Roo (the grey toy kangaroo) "
+        "or he won't settle."
+    )
+    said = quote("Lachie's crying and won't settle down, any tricks?", {}, "Bedtime", line)
+    assert said == "He needs Roo (the grey toy kangaroo) or he won't settle."

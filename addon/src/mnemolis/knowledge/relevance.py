@@ -241,7 +241,12 @@ _PURPOSE = re.compile(
     # "What's the number for Bosch? The dishwasher's making a noise.": told after it.
     r"|\?\s+(?P<after>[^?]+)$"
     # "how do I get you to remember that …": what is to be remembered, not what is asked.
-    r"|(?<=\bremember)\s+that\b(?P<content>.*)$",
+    r"|(?<=\bremember)\s+that\b(?P<content>.*)$"
+    # "Who's the plumber we normally use?": a habit says whom, not what about.
+    r"|\s(?:that |who |whom )?(?:i|we|you) (?:normally|usually|always|generally|typically"
+    r"|regularly) (?P<habit>(?:use|call|ring|get|have|go to|see)\b.*)$"
+    # "Is there a locksmith who'll come out now?": the person asked for, then what they do.
+    r"|\swho(?:'ll| will| can| could| would)\s+(?P<who>.*)$",
     re.IGNORECASE,
 )
 # "My sister is staying and needs to get online, what's the wifi password?": the
@@ -679,6 +684,7 @@ def word_coverage(
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif (
             any(alt <= have for alt in alternatives.get(key, ()))
+            or _doer_or_deed(key, have)
             or misspelt_in(key, have)
             or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
         ):
@@ -771,8 +777,13 @@ _ASKS_PHONE = re.compile(
     re.I,
 )
 _PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach", "dial"})
-# "Give me Dave's phone number": named as what it is.
-_PHONE_NUMBER = re.compile(r"\b(?:phone|mobile|cell|telephone|contact) (?:number|no)\b", re.I)
+# "Give me Dave's phone number": named as what it is; "the doctor's number", "number for
+# the sparky": a person's number, or the number one rings (never a "model number for …").
+_PHONE_NUMBER = re.compile(
+    r"\b(?:phone|mobile|cell|telephone|contact) (?:number|no)\b"
+    r"|\b\w+'s number\b|(?:^\s*|\b(?:the|a|his|her|their) )number (?:for|to ring|to call)\b",
+    re.I,
+)
 # Never a serial number's digits after its letters ("FD 0123 456789").
 # A North American number too: "(555) 201-3344", "555-201-3344", a local "555-0147";
 # an Australian one with a one-digit area code, "(03) 5550 3300", or "1300 975 707".
@@ -1502,9 +1513,19 @@ def names_every_thing(question: str, *texts: str) -> bool:
     named = words_of(question) - {stem(w) for w in _aside_words(question)}
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     for members in _synonym_groups():
-        if any(m <= named for m, _ in members) and not any(m <= have for m, _ in members):
+        if any(m <= named for m, _ in members) and not any(
+            m <= have or (len(m) == 1 and _doer_or_deed(next(iter(m)), have)) for m, _ in members
+        ):
             return False
     return True
+
+
+def _doer_or_deed(key: str, have: frozenset[str]) -> bool:
+    """Whether the stems say the word as who does it or as what they do: "the window
+    cleaner" cleans the windows, and "Maria cleans on Tuesdays" is the cleaner."""
+    if len(key) < 4:
+        return False  # "met" is no meter, "tim" no timer
+    return f"{key}er" in have or (key.endswith("er") and len(key) > 5 and key[:-2] in have)
 
 
 # "Tom's birthday", "the Mazda's service": a name, written with its capital, owning what

@@ -382,15 +382,15 @@ def _about_a_person(unit: str) -> bool:
     return any(w in {"he", "she", "him", "her", "his", "hers"} for w in first)
 
 
-def _named_first(question: str, unit: str) -> bool:
-    """Whether a sentence opens with a name the question says ("Lachie (5) - bath at
+def _named_first(question: str, unit: str) -> str:
+    """The name a sentence opens with, when the question says it ("Lachie (5) - bath at
     6.30 …" for "does Lachie have a toy?"): the "He needs Roo …" after it is understood
     without it, the question having said who he is."""
     first = re.match(r"\s*([A-Z][a-z]+)\b", unit)
     if first is None or first.group(1).lower() in relevance.FUNCTION_WORDS:
-        return False
+        return ""
     name = relevance.stem(relevance.fold(first.group(1)))
-    return name in relevance.words_of(question) and name not in STOPWORDS
+    return first.group(1) if name in relevance.words_of(question) and name not in STOPWORDS else ""
 
 
 def _telling(question: str, weights: dict[str, float], units: list[str]) -> dict[str, float]:
@@ -498,6 +498,12 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return clip(units[0] if units else text, QUOTE_CHARS)
     telling = _telling(question, weights, units)
     scores = [relevance.word_coverage(question, telling, u) for u in units]
+    said = list(scores)  # what each sentence says in its own words: whether to read on
+    for i in range(1, len(units)):
+        name = _named_first(question, units[i - 1]) if _about_a_person(units[i]) else ""
+        if name:
+            # "He needs Roo or he won't settle" says it of Lachie, named the sentence before.
+            scores[i] = relevance.word_coverage(question, telling, units[i], name)
     # Ties: the unit naming the thing asked ("the blue bin": the recycling line).
     asked_things = relevance.things_of(question)
     named = [len(asked_things & relevance.things_of(u)) for u in units]
@@ -619,7 +625,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         told_what = how and not any(_INSTRUCTION.search(u) for u in picked)
         gives = gives or (told_what and _INSTRUCTION.search(units[i]) is not None)
         # A record line that answers is the answer: the next record is another fact.
-        answers = gives or (scores[i] > 0 and not one_per_line and not record)
+        answers = gives or (said[i] > 0 and not one_per_line and not record)
         if answers and not gives and kind_given and not asked_kind(units[i]):
             # "What temperature …?" answered: the next sentence sharing a word ("set")
             # but giving no temperature ("the timer is set to …") is another fact.
