@@ -1756,3 +1756,24 @@ def test_a_sentence_about_him_is_about_the_person_named_before() -> None:
     )
     said = quote("Lachie's crying and won't settle down, any tricks?", {}, "Bedtime", line)
     assert said == "He needs Roo (the grey toy kangaroo) or he won't settle."
+
+
+def test_a_label_asked_for_typed_without_its_apostrophe() -> None:
+    """ "whats the excess on the home contents insurance" asks for the line labelled
+    "Excess", as "what's the excess?" does."""
+    for question in ("whats the excess on the contents insurance", "What\u2019s the excess?"):
+        assert rag.labels_what_is_asked(question, "Excess: $500 per claim"), question
+
+
+def test_a_fault_told_without_a_question_is_answered_with_what_to_do() -> None:
+    """ "hot water's cold" asks nothing, but the entry it finds asks what to do: its answer
+    is read on to the switch to check."""
+    entry = (
+        "The hot water is a Reclaim heat pump on the left side of the house. Check the switch "
+        "labelled HWS on the switchboard is up."
+    )
+    heading = "house guide > The hot water has gone cold, what do I do?"
+    assert "Check the switch labelled HWS" in quote("hot water's cold", {}, heading, entry)
+    assert relevance.only_tells("aircon remote's not doing anything")
+    assert not relevance.only_tells("Tell me the wifi password")
+    assert not relevance.only_tells("where is the fuse box")

@@ -409,6 +409,13 @@ def _told(question: str) -> tuple[str, str]:
     return "", question
 
 
+def only_tells(question: str) -> bool:
+    """Whether the question only tells of a fault, asking nothing ("hot water's cold"):
+    what to do about it is what is asked."""
+    text = _GREETING.sub("", question).strip()
+    return "?" not in text and re.match(rf"(?:{_OPENER}|{_OPENING.pattern})", text, re.I) is None
+
+
 def asked_alone(question: str) -> str | None:
     """The question itself, when a story leads it and it names what it asks about on its
     own ("Lachie's running a temp. Who's the kids' GP?"), not by referring back to the

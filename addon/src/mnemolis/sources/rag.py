@@ -475,6 +475,10 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         cut = text.rfind("\n", 0, QUOTE_MAX)
         return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
     how = _HOW.match(relevance.asked(question)) is not None
+    if not how and relevance.only_tells(question):
+        # "hot water's cold" under "The hot water has gone cold, what do I do?": the entry
+        # asks what to do, and its answer is read on to that.
+        how = any(_HOW.match(part) for part in re.split(r"[,.;:!?]", heading.rsplit(" > ")[-1]))
     if _STEPS.search(text) and len(text) <= (STEPS_MAX if how else QUOTE_MAX):
         return text  # one procedure, read whole
     units = _units(text)
@@ -971,7 +975,8 @@ def _label_weighed(question: str, weights: dict[str, float], content: str) -> di
 
 
 # "what serial number …", "which email address …", "what's the …": the label asked for.
-_ASKS_LABEL = r"\s*(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|our\s+|my\s+)?{}\b"
+# "whats the …", typed without its apostrophe, too.
+_ASKS_LABEL = r"\s*(?:what|which)(?:['\u2019]?s|\s+is|\s+are)?\s+(?:the\s+|our\s+|my\s+)?{}\b"
 
 
 def sibling_named(scored: list[Scored]) -> list[Scored]:
