@@ -28,8 +28,10 @@ MRR@10 ≥ 0.80, +0.08 recall@5 over bare FTS5), for the household answers the
 figure reached with a margin (``ANSWER_THRESHOLD``; the goal, 0.95, is printed
 beside it). ``--dev`` asks the tune half and the dev questions of
 docs/household-dev.yaml (written blind to the documents by two other writers, for
-finding failures) and, for household2, of docs/household2-dev.yaml (a further outside
-writer who read only the user docs and the documents), and prints no held-out score.
+finding failures) and, for household2, of docs/household2-dev.yaml and
+docs/household2-dev2.yaml (two further outside writers who read only the user docs and
+the documents; the second's questions are their own "dev2" column), and prints no
+held-out score.
 
     .venv/server/bin/python bench/eval/eval_docs.py [--part corpus|household|household2]
         [--no-model] [--dev] [--failures tune|none] [--keep DIR]
