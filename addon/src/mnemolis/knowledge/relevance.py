@@ -659,6 +659,7 @@ def word_coverage(
     found = 0.0
     frame = _frame_words(question)
     clock = clock_words(question)
+    who = _ASKS_WHO.match(asked(question)) is not None
     # "F22 and F28" asks the same of each code: a row holding one is not short the other.
     codes = _codes(question)
     held = codes & frozenset().union(*(_codes(t) for t in texts)) if len(codes) > 1 else codes
@@ -691,7 +692,7 @@ def word_coverage(
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif (
             any(alt <= have for alt in alternatives.get(key, ()))
-            or _doer_or_deed(key, have)
+            or (who and _doer(key, have))
             or misspelt_in(key, have)
             or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
         ):
@@ -1529,20 +1530,23 @@ def names_every_thing(question: str, *texts: str) -> bool:
     does not. What was told before the question ("I've just bought …") need not be."""
     named = words_of(question) - {stem(w) for w in _aside_words(question)}
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    who = _ASKS_WHO.match(asked(question)) is not None
     for members in _synonym_groups():
         if any(m <= named for m, _ in members) and not any(
-            m <= have or (len(m) == 1 and _doer_or_deed(next(iter(m)), have)) for m, _ in members
+            m <= have or (who and len(m) == 1 and _doer(next(iter(m)), have)) for m, _ in members
         ):
             return False
     return True
 
 
-def _doer_or_deed(key: str, have: frozenset[str]) -> bool:
-    """Whether the stems say the word as who does it or as what they do: "the window
-    cleaner" cleans the windows, and "Maria cleans on Tuesdays" is the cleaner."""
-    if len(key) < 4:
-        return False  # "met" is no meter, "tim" no timer
-    return f"{key}er" in have or (key.endswith("er") and len(key) > 5 and key[:-2] in have)
+# "Who cleans the windows?": whoever does it, named by what they do.
+_ASKS_WHO = re.compile(r"\s*who(?:'s|\s+is)?\s+\w+s\b", re.I)
+
+
+def _doer(key: str, have: frozenset[str]) -> bool:
+    """Whether the stems name who does what the word says: "the window cleaner" cleans
+    the windows (asked "who cleans …?" only: a router routes nothing asked)."""
+    return len(key) >= 4 and f"{key}er" in have  # "met" is no meter, "tim" no timer
 
 
 # "Tom's birthday", "the Mazda's service": a name, written with its capital, owning what
