@@ -1800,3 +1800,18 @@ def test_the_thing_an_attribute_is_asked_of_must_be_named() -> None:
     bosch = "Bosch customer service: 0344 892 8979"
     asked = "What's the phone number for Bosch's customer service line?"
     assert relevance.attribute_held(asked, bosch)[0]
+
+
+def test_a_label_over_sentences_is_prose_under_it() -> None:
+    """ "Nan says: chewy = … 15. Keep in the tin …" is two facts under a label: how long
+    they bake is answered without where they are kept."""
+    line = (
+        "Nan says: chewy = take them out at 12 min, crunchy = 15. Keep in the tin with the "
+        "koala on it, they last about 2 weeks (never do here)."
+    )
+    assert len(_units(line)) == 2
+    asked = "I like my anzac bikkies chewy not crunchy, how long do they go in for?"
+    assert quote(asked, {}, "anzac biscuits", line) == (
+        "Nan says: chewy = take them out at 12 min, crunchy = 15."
+    )
+    assert _units("Guest password: sunnyday2026") == ["Guest password: sunnyday2026"]

@@ -340,8 +340,14 @@ def _units(text: str) -> list[str]:
             and not (prose and line[:1].islower() and not ENDS_SENTENCE.search(prose[-1]))
         ):
             flush()
-            out.append(line)
             item = _BULLET_MARK.match(line) is not None
+            said = [] if item or " | " in line else _SENTENCE.split(line)
+            # A label over sentences ("Nan says: chewy = … 15. Keep in the tin …") is
+            # prose under it: each sentence a fact of its own.
+            if len(said) > 1:
+                out.extend(s.strip() for s in said if s.strip())
+            else:
+                out.append(line)
         elif item and (
             raw[:1].isspace() or (line[:1].islower() and not ENDS_SENTENCE.search(out[-1]))
         ):
