@@ -1779,29 +1779,6 @@ def test_a_fault_told_without_a_question_is_answered_with_what_to_do() -> None:
     assert not relevance.only_tells("where is the fuse box")
 
 
-def test_the_thing_an_attribute_is_asked_of_must_be_named() -> None:
-    """ "The code for the house alarm" is the alarm's: the lockbox's code, tagged "house",
-    does not answer it; "Nan's street address in Highton" is not her phone line that says
-    she lives in Highton."""
-    lockbox = ("The spare key is in the lockbox by the side gate, code 2961.", "keys, house")
-    assert relevance.attribute_held("what's the code for the house alarm", *lockbox) == (
-        False,
-        (),
-    )
-    assert relevance.attribute_held("what's the code for the lockbox", *lockbox) == (True, ())
-    nan = "Nan (Bec's mum, Maureen) on 0491 570 158, she's 10 mins away in Highton."
-    asked = "What's Nan's street address in Highton? I want to put it in the GPS."
-    assert relevance.attribute_held(asked, nan) == (False, ())
-    assert relevance.attribute_held(asked, "Nan: 4 Bluegum Street, Highton")[0]
-    wifi = "Guest network: Fitzy-Guest. Wifi password: sunnyday2026"
-    assert relevance.attribute_held("what's the password for the guest wifi", wifi)[0]
-    # What it is set to says nothing of whose it is; most words of the owner are enough.
-    assert relevance.attribute_held("What's the password on the wifi set to?", wifi)[0]
-    bosch = "Bosch customer service: 0344 892 8979"
-    asked = "What's the phone number for Bosch's customer service line?"
-    assert relevance.attribute_held(asked, bosch)[0]
-
-
 def test_a_label_over_sentences_is_prose_under_it() -> None:
     """ "Nan says: chewy = … 15. Keep in the tin …" is two facts under a label: how long
     they bake is answered without where they are kept."""

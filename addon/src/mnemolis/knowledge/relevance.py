@@ -1329,7 +1329,7 @@ def match(
 _ASKS_ATTRIBUTE = re.compile(
     r"\s*(?:what|which)(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|our\s+|my\s+|your\s+"
     r"|his\s+|her\s+|their\s+)?(?P<np>[\w'.-]+(?:\s+[\w'.-]+){0,4}?)"
-    r"(?P<of>\s+(?:for|of|to|on|at|in)\s+[\w' .-]+)?\s*[?.!]*\s*$",
+    r"(?P<of>\s+(?:for|of|to|on|at)\s+[\w' .-]+)?\s*[?.!]*\s*$",
     re.I,
 )
 _PHONE_HEADS = frozenset({"phone", "mobile", "cell", "telephone", "contact"})
@@ -1374,10 +1374,6 @@ _WHICH_ONE = frozenset(
 _OBJECT = re.compile(r"\b(?:the|our|my|your|a|an)\s+(?:[\w'-]+\s+)?(?P<head>[\w'-]+)\s*$", re.I)
 
 
-# A verb left before its preposition at the end: "set to", "used for", "signed up with".
-_SET_TO = re.compile(r"\s+[\w'-]+(?:\s+up)?\s+(?:to|for|with|on|in|at|by)\s*$", re.I)
-
-
 @functools.lru_cache(maxsize=512)
 def _attribute_asked(
     question: str,
@@ -1400,8 +1396,7 @@ def _attribute_asked(
     of = (m.group("of") or "").strip()
     # "… for Bosch's customer service line", "… on the wifi set to": said around it; "… to
     # call to file a claim" says what it is for, not whose it is.
-    # "… on the wifi set to": what it is set to says nothing of whose it is.
-    around = content_words(_SET_TO.sub("", of))
+    around = content_words(of)
     if of.lower().startswith("to "):
         # What it is for names no owner, unless its object is a thing of the house: the
         # code "to turn off the house alarm" is the alarm's.
@@ -1453,13 +1448,8 @@ def attribute_held(question: str, *texts: str) -> tuple[bool, tuple[str, ...]] |
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     alternatives = synonyms(question)
     named, around = whose
-    said = sum(_named(w, have, alternatives) for w in around)
-    if (
-        not all(_named(w, have, alternatives) for w in named)
-        or 2 * said < len(around)
-        # The thing it is of, said last, or most of the words said around it: the code
-        # "for the house alarm" is not the lockbox's, tagged "house".
-        or (around and 2 * said == len(around) and not _named(around[-1], have, alternatives))
+    if not all(_named(w, have, alternatives) for w in named) or (
+        2 * sum(_named(w, have, alternatives) for w in around) < len(around)
     ):
         return False, ()  # the wifi's password is no answer to "the Netflix password?"
     if stem(head) in have:
