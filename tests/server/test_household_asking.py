@@ -1792,3 +1792,12 @@ def test_a_label_over_sentences_is_prose_under_it() -> None:
         "Nan says: chewy = take them out at 12 min, crunchy = 15."
     )
     assert _units("Guest password: sunnyday2026") == ["Guest password: sunnyday2026"]
+
+
+def test_the_household_s_data_is_what_the_assistant_keeps() -> None:
+    """ "Where is my data actually stored?" asks about the assistant's own store, though it
+    says no "you": the bundled FAQ's "Everything stays in its data folder …" may answer."""
+    assert about_mnemolis("where is my data actually stored")
+    assert about_mnemolis("Is our data sent to some company?")
+    assert not about_mnemolis("how much data is on the NAS?")
+    assert not about_mnemolis("where is the fuse box?")

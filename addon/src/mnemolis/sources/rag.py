@@ -183,6 +183,10 @@ _OFFLINE = re.compile(
 )
 
 
+# "Where is my data stored?", "is our data sent anywhere?": the data the assistant keeps.
+_OUR_DATA = re.compile(r"\b(?:my|our|the family's|the household's) data\b", re.IGNORECASE)
+
+
 def about_mnemolis(question: str) -> bool:
     """Whether the question names Mnemolis or one of its own parts, or asks the
     assistant about what it does ("where do you keep your data?")."""
@@ -197,6 +201,8 @@ def about_mnemolis(question: str) -> bool:
         return True  # "does it read spreadsheets?", "can it run offline?"
     if _THE_ASSISTANT.search(question):
         return True  # "what exactly are you?", "I'd like the assistant to answer …"
+    if _OUR_DATA.search(question):
+        return True  # "where is my data actually stored?": what the assistant keeps
     if words.isdisjoint(_YOU):
         return False
     return not words.isdisjoint(_ITSELF_STEMS) or _OFFLINE.search(question) is not None
