@@ -659,7 +659,7 @@ def word_coverage(
     found = 0.0
     frame = _frame_words(question)
     clock = clock_words(question)
-    who = _ASKS_WHO_DOES.match(asked(question)) is not None
+    who = _asks_who_does(question)
     # "F22 and F28" asks the same of each code: a row holding one is not short the other.
     codes = _codes(question)
     held = codes & frozenset().union(*(_codes(t) for t in texts)) if len(codes) > 1 else codes
@@ -1520,7 +1520,7 @@ def names_every_thing(question: str, *texts: str) -> bool:
     does not. What was told before the question ("I've just bought …") need not be."""
     named = words_of(question) - {stem(w) for w in _aside_words(question)}
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
-    who = _ASKS_WHO_DOES.match(asked(question)) is not None
+    who = _asks_who_does(question)
     for members in _synonym_groups():
         if any(m <= named for m, _ in members) and not any(
             m <= have or (who and len(m) == 1 and _doer(next(iter(m)), have)) for m, _ in members
@@ -1531,6 +1531,12 @@ def names_every_thing(question: str, *texts: str) -> bool:
 
 # "Who cleans the windows?": whoever does it, named by what they do.
 _ASKS_WHO_DOES = re.compile(r"\s*who\s+\w+s\b", re.I)
+
+
+@functools.lru_cache(maxsize=512)  # asked again for every text of every candidate
+def _asks_who_does(question: str) -> bool:
+    """Whether the question asks who does something ("who cleans our windows?")."""
+    return _ASKS_WHO_DOES.match(asked(question)) is not None
 
 
 def _doer(key: str, have: frozenset[str]) -> bool:
