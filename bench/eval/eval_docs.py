@@ -29,9 +29,9 @@ figure reached with a margin (``ANSWER_THRESHOLD``; the goal, 0.95, is printed
 beside it). ``--dev`` asks the tune half and the dev questions of
 docs/household-dev.yaml (written blind to the documents by two other writers, for
 finding failures) and, for household2, of docs/household2-dev.yaml and
-docs/household2-dev2.yaml (two further outside writers who read only the user docs and
-the documents; the second's questions are their own "dev2" column), and prints no
-held-out score.
+docs/household2-dev2.yaml and docs/household2-dev3.yaml (three further outside writers
+who read only the user docs and the documents; the second's and third's questions are
+their own "dev2" and "dev3" columns), and prints no held-out score.
 
     .venv/server/bin/python bench/eval/eval_docs.py [--part corpus|household|household2]
         [--no-model] [--dev] [--failures tune|none] [--keep DIR]
@@ -77,10 +77,12 @@ HOUSEHOLD_DIR = HERE / "household"
 HOUSEHOLD2 = HERE / "household2.yaml"
 HOUSEHOLD2_DIR = HERE / "household2"
 # Dev questions on the second household by two further outside writers (user docs and
-# the household's documents only; the second wrote its "dev2" half on 2026-12-05):
+# the household's documents only; the second wrote its "dev2" half on 2026-12-05, the
+# third its "dev3" half, on the manuals, PDFs and Markdown files, the same day):
 # ``--dev`` asks them; never part of the judged score.
 HOUSEHOLD2_DEV = HERE / "household2-dev.yaml"
 HOUSEHOLD2_DEV2 = HERE / "household2-dev2.yaml"
+HOUSEHOLD2_DEV3 = HERE / "household2-dev3.yaml"
 HOUSEHOLD2_GOAL = 0.90
 HOUSEHOLD2_THRESHOLD = 0.76
 MODES = ("keyword", "semantic", "hybrid")
@@ -474,7 +476,10 @@ async def run_household(
         await wait_indexed(core, "household", use_model, timeout=600)
         await wait_indexed(core, "mnemolis-docs", use_model, timeout=600)
         cases = list(spec["questions"])
-        dev_files = {HOUSEHOLD: [HOUSEHOLD_DEV], HOUSEHOLD2: [HOUSEHOLD2_DEV, HOUSEHOLD2_DEV2]}
+        dev_files = {
+            HOUSEHOLD: [HOUSEHOLD_DEV],
+            HOUSEHOLD2: [HOUSEHOLD2_DEV, HOUSEHOLD2_DEV2, HOUSEHOLD2_DEV3],
+        }
         if "dev" in args.halves:
             for dev_file in dev_files.get(spec_file, []):
                 cases += yaml.safe_load(dev_file.read_text(encoding="utf-8"))["questions"]
@@ -553,7 +558,7 @@ async def main() -> int:
         help="while tuning: the tune half and the blind dev questions, no held-out scores",
     )
     args = parser.parse_args()
-    args.halves = ("tune", "dev", "dev2") if args.dev else ("tune", "held")
+    args.halves = ("tune", "dev", "dev2", "dev3") if args.dev else ("tune", "held")
     scratch = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="eval-docs-"))
     scratch.mkdir(parents=True, exist_ok=True)
     ok = True
