@@ -1801,3 +1801,37 @@ def test_the_household_s_data_is_what_the_assistant_keeps() -> None:
     assert about_mnemolis("Is our data sent to some company?")
     assert not about_mnemolis("how much data is on the NAS?")
     assert not about_mnemolis("where is the fuse box?")
+
+
+INSURANCE = """Harbourline Insurance - Home Contents Policy summary
+
+Policy number: HCN-0048817-26
+Contents sum insured: $85,000
+Excess: $500 per claim
+"""
+
+
+async def test_a_number_asked_as_no_is_the_number(make_client: Client, tmp_path: Path) -> None:
+    """ "contents insurance policy no.?" asks for the policy *number*, typed short and asked
+    as a bare phrase: the line holding it answers, never the policy's title."""
+    client = await household_client(
+        make_client, tmp_path / "roots", {"contents-insurance.txt": INSURANCE}
+    )
+    await says(client, "contents insurance policy no.?", "HCN-0048817-26")
+    await says(client, "whats the policy no.", "HCN-0048817-26")
+    assert unshortened("the policy no.?") == "the policy number?"
+    assert unshortened("No. Not that one") == "No. Not that one"
+    asked = decompose("what is the policy no.", lambda part: ["rag"])
+    assert asked == ["what is the policy number"]
+
+
+def test_a_model_number_is_written_as_its_figures() -> None:
+    """ "smoke alarm model number" is answered by "SafeHome SA-10 smoke alarm", which gives
+    the model number without the words; a serial number must be named as one."""
+    assert relevance.attribute_held("smoke alarm model number", "SafeHome SA-10 smoke alarm")
+    assert relevance.attribute_held("what's the smoke alarm model number?", "SafeHome SA-10")
+    held = relevance.attribute_held("dishwasher serial number", "Bosch dishwasher SMS4HVI33G")
+    assert held == (False, ())
+    # A bare phrase asks for its last noun too: the title holds no policy number.
+    title = "Harbourline Insurance - Home Contents Policy summary"
+    assert relevance.attribute_held("contents insurance policy number", title) == (False, ())

@@ -58,13 +58,22 @@ _SHORTHAND |= dict.fromkeys(("lol", "rn", "tbh", "btw", "omg", "idk", "ngl"), ""
 _SHORT = re.compile(rf"(?<![-'])\b(?:{'|'.join(_SHORTHAND)})\b(?![-'])", re.IGNORECASE)
 
 
+# "No." for number: before its figures ("no. 12"), or closing what is asked ("policy
+# no.?"), never a sentence's "No." (that opens one).
 _NUMBER_NO = re.compile(r"\bno\.?\s*(?=\d)", re.IGNORECASE)
+_NUMBER_NO_ASKED = re.compile(r"(?<=\w )no\.(?=\s*[?!]*\s*$)", re.IGNORECASE)
 
 
 def unshortened(text: str) -> str:
     """The text with chat shorthand written out ("how do u …" → "how do you …", "no. 12"
-    → "number 12")."""
-    return _NUMBER_NO.sub("number ", _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text))
+    → "number 12", "the policy no.?" → "the policy number?")."""
+    text = _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text)
+    return number_written(_NUMBER_NO.sub("number ", text))
+
+
+def number_written(text: str) -> str:
+    """ "the policy no.?" → "the policy number?": before its full stop goes with the "?"."""
+    return _NUMBER_NO_ASKED.sub("number", text)
 
 
 # What speech puts between words ("… flashing um how do I reset it"): never a word asked.

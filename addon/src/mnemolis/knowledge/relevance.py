@@ -1332,7 +1332,15 @@ _ASKS_ATTRIBUTE = re.compile(
     r"(?P<of>\s+(?:for|of|to|on|at)\s+[\w' .-]+)?\s*[?.!]*\s*$",
     re.I,
 )
+# "contents insurance policy number?", "guest wifi password?": the noun phrase alone.
+_BARE_ATTRIBUTE = re.compile(
+    r"\s*(?:the\s+|our\s+|my\s+)?(?P<np>[\w'.-]+(?:\s+[\w'.-]+){1,4}?)"
+    r"(?P<of>\s+(?:for|of|to|on|at)\s+[\w' .-]+)?\s*[?.!]*\s*$",
+    re.I,
+)
 _PHONE_HEADS = frozenset({"phone", "mobile", "cell", "telephone", "contact"})
+# Which number, written as its figures alone: "SafeHome SA-10" gives the model number.
+_CODE_HEADS = frozenset({"model"})
 # Attributes and the values that hold them without their name. Only these are checked:
 # other nouns ("what's the recycling day?") name what the passage is about.
 _SECRET = re.compile(r"\b(?:pass(?:word|code|phrase)?|pwd?|pin|key|code)\b", re.I)
@@ -1382,16 +1390,17 @@ def _attribute_asked(
     one whose presence can be checked, the words naming whose it is — "netflix")."""
     if len(clause_asks(question)) > 1:
         return (), ((), ())
-    m = _ASKS_ATTRIBUTE.match(asked(question))
-    if m is None:
+    m = _ASKS_ATTRIBUTE.match(asked(question)) or _BARE_ATTRIBUTE.match(asked(question))
+    if m is None or not all(fold(w) not in STOPWORDS for w in _WORD.findall(m.group("np"))):
         return (), ((), ())
     phrase = m.group("np").split()
     words = [fold(w) for w in _WORD.findall(m.group("np"))]
     if (len(words) < 2 and not m.group("of")) or words[-1] not in _ATTRIBUTES:
         return (), ((), ())  # "what's the password?" alone names nothing to check it against
-    attribute = (
-        (words[-2], words[-1]) if len(words) >= 2 and words[-2] in _PHONE_HEADS else (words[-1],)
+    two = len(words) >= 2 and (
+        words[-2] in _PHONE_HEADS or (words[-2] in _CODE_HEADS and words[-1] == "number")
     )
+    attribute = (words[-2], words[-1]) if two else (words[-1],)
     named = [w for w in content_words(" ".join(phrase[: -len(attribute)])) if w not in _WHICH_ONE]
     of = (m.group("of") or "").strip()
     # "… for Bosch's customer service line", "… on the wifi set to": said around it; "… to
@@ -1461,8 +1470,12 @@ def attribute_held(question: str, *texts: str) -> tuple[bool, tuple[str, ...]] |
     bare = [_PHONE.sub(" ", t) for t in texts] if head in ("code", "pin") else list(texts)
     if value is not None and head != "number" and any(value.search(t) for t in bare):
         return True, ()
-    if head == "number" and len(attribute) == 1 and any(value.search(t) for t in texts if value):
-        return True, attribute  # "the account number": digits
+    if (
+        head == "number"
+        and (len(attribute) == 1 or attribute[0] in _CODE_HEADS)
+        and any(value.search(t) for t in texts if value)
+    ):
+        return True, attribute  # "the account number", "the model number": its figures
     return False, ()
 
 

@@ -6,6 +6,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from .. import textmatch
 from ..knowledge import relevance
 from ..knowledge.relevance import JOINED, LEAD_WORDS  # a shorter lead is the subject
 from .text import content_words, normalize, tokens
@@ -210,7 +211,7 @@ def _clean(piece: str) -> str:
     while prev != piece:
         prev = piece
         piece = _LEADING_FILLER.sub("", piece).strip()
-    return piece.rstrip("?!.").strip()
+    return textmatch.number_written(piece).rstrip("?!.").strip()
 
 
 def _has_content(text: str) -> bool:
