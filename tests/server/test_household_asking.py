@@ -1835,3 +1835,19 @@ def test_a_model_number_is_written_as_its_figures() -> None:
     # A bare phrase asks for its last noun too: the title holds no policy number.
     title = "Harbourline Insurance - Home Contents Policy summary"
     assert relevance.attribute_held("contents insurance policy number", title) == (False, ())
+
+
+async def test_a_document_s_name_is_no_answer(make_client: Client, tmp_path: Path) -> None:
+    """A policy summary's name ("Harbourline Insurance - Home Contents Policy summary") and
+    a page's breadcrumb ("Reclaim Energy > Support > Owner's guide") say which document
+    it is: asked what it does not cover, the summary is not quoted back."""
+    client = await household_client(
+        make_client, tmp_path / "roots", {"contents-insurance.txt": INSURANCE}
+    )
+    body = await ask(client, "does our contents policy cover public liability?")
+    assert "Policy summary" not in body["result"], body
+    assert rag._title_alone("Harbourline Insurance - Home Contents Policy summary")
+    assert rag._title_alone("Reclaim Energy > Support > Owner's guide")
+    assert not rag._title_alone("Kylie from Bellarine Pool Care does a monthly check")
+    assert not rag._title_alone("Geelong Animal Emergency Centre, open 24/7")
+    assert not rag._title_alone("Drop Biscuit at Nan's on Saturday")

@@ -935,7 +935,32 @@ def _title_alone(text: str) -> bool:
     if "\n" in line:
         return False
     bare = _GLOSS.sub("", line)  # never "Bell 8.50am, finishes 3.20pm (Fridays …)": a fact
-    return title_line(line, "") or (bare.isupper() and len(bare.split()) >= 2 and len(bare) <= 60)
+    return (
+        title_line(line, "")
+        or (bare.isupper() and len(bare.split()) >= 2 and len(bare) <= 60)
+        or _BREADCRUMB.fullmatch(line) is not None
+        or _title_cased(line)
+    )
+
+
+# "Reclaim Energy > Support > Owner's guide": where a page sits in its site, no answer.
+_BREADCRUMB = re.compile(r"[^>\n]{1,40}(?: > [^>\n]{1,40}){1,5}")
+_DASHES = "-\u2013\u2014"  # hyphen, en dash, em dash
+_SMALL = "a an and as at by for from in of on or the to with"
+_SMALL_WORDS = frozenset(_SMALL.split()) | frozenset(_DASHES)
+
+
+def _title_cased(line: str) -> bool:
+    """A document's name ("Harbourline Insurance - Home Contents Policy summary"): a short
+    line of capitalised words in parts set apart by a dash, without a figure, a sentence's
+    stop, a label or a list ("Drop Biscuit at Nan's on Saturday" is a sentence)."""
+    words = line.split()
+    if not 3 <= len(words) <= 10 or len(line) > 80 or re.search(r"[\d.,;:!?|()]", line):
+        return False
+    if not re.search(rf" [{_DASHES}] ", line):
+        return False
+    big = [w for w in words if w.lower() not in _SMALL_WORDS]
+    return len(big) >= 3 and sum(w[:1].isupper() for w in big) >= 0.75 * len(big)
 
 
 def _items_of(text: str) -> list[str]:
