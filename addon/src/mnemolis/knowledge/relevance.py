@@ -781,7 +781,9 @@ _ASKS_PHONE = re.compile(
     rf"|get hold of){_WHOM}|what(?:'s| is) (?:his|her|their|the) (?:\w+'s )?(?:phone |mobile |cell "
     r"|telephone |contact )?number"
     r"|(?:what|which) (?:phone |telephone )?number (?:do|should|can|shall|would|must) (?:i|we)"
-    r" (?:dial|ring|call|phone|give))\b",
+    r" (?:dial|ring|call|phone|give)"
+    # "who do we ring to get the aircon serviced?": whoever it is, rung on their number.
+    r"|who (?:do|should|can|shall|would|could|will|must) (?:i|we) (?:ring|call|phone|text))\b",
     re.I,
 )
 _PHONE_WORDS = frozenset({"ring", "call", "phone", "number", "contact", "reach", "dial"})
