@@ -1885,3 +1885,13 @@ async def test_who_do_we_ring_is_answered_by_someone_to_ring(
     assert relevance.gives_the_number(asked, "Air con service | CoolCoast | (03) 5550 4093")
     assert relevance._asks_phone("who should I call if the toilet overflows?")
     assert not relevance._asks_phone("who do we usually get to service the aircon?")
+
+
+def test_a_thing_s_name_is_said_as_one_name() -> None:
+    """ "water is pouring non stop out of the valve" names no stop valve: the words of a
+    thing's name count only said together, so the relief valve's entry may answer it."""
+    leak = "water is pouring non stop out of the valve on the side of the hot water tank"
+    entry = "A steady flow means the valve needs replacing - call a plumber."
+    assert relevance.names_every_thing(leak, entry)
+    assert not relevance.names_every_thing("where is the stop valve?", "The meter is outside")
+    assert not relevance.names_every_thing("how do I turn the water off", "The meter is outside")

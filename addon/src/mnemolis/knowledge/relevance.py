@@ -1536,12 +1536,26 @@ def names_every_thing(question: str, *texts: str) -> bool:
     named = words_of(question) - {stem(w) for w in _aside_words(question)}
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     who = _asks_who_does(question)
+    said = _stems_in_order(question)
     for members in _synonym_groups():
-        if any(m <= named for m, _ in members) and not any(
+        if any(m <= named and _side_by_side(m, said) for m, _ in members) and not any(
             m <= have or (who and len(m) == 1 and _doer(next(iter(m)), have)) for m, _ in members
         ):
             return False
     return True
+
+
+@functools.lru_cache(maxsize=512)
+def _stems_in_order(text: str) -> tuple[str, ...]:
+    """The stems of a text's content words, in the order it says them."""
+    return tuple(stem(w) for w in content_words(text))
+
+
+def _side_by_side(member: frozenset[str], said: tuple[str, ...]) -> bool:
+    """Whether the stems of a thing's name are said together, as one name: "water is
+    pouring non stop out of the valve" names no stop valve."""
+    n = len(member)
+    return n == 1 or any(member <= set(said[i : i + n]) for i in range(len(said) - n + 1))
 
 
 # "Who cleans the windows?": whoever does it, named by what they do.
