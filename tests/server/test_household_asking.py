@@ -1895,3 +1895,21 @@ def test_a_thing_s_name_is_said_as_one_name() -> None:
     assert relevance.names_every_thing(leak, entry)
     assert not relevance.names_every_thing("where is the stop valve?", "The meter is outside")
     assert not relevance.names_every_thing("how do I turn the water off", "The meter is outside")
+
+
+def test_a_figure_answers_only_what_it_is_a_figure_of() -> None:
+    """Three questions nothing in the house answers, each once answered by a figure of
+    something else: how often the smoke alarms are checked is no time they were last
+    checked, the sum insured is no premium, and a 315 litre tank draws no kW."""
+    last = "when were the smoke alarms last checked?"
+    assert not relevance.gives_a_time(last, "The smoke alarms are checked every 12 months.")
+    assert relevance.gives_a_time(last, "Smoke alarms last checked 3 March 2026.")
+    assert relevance.gives_a_time("when is the bin collected?", "every Monday")
+    premium = "how much is our contents insurance premium a year"
+    assert not relevance.names_the_measured(premium, "Contents sum insured: $85,000")
+    assert relevance.names_the_measured(premium, "Premium: $612 a year")
+    assert relevance.names_the_measured("how much is the rent?", "Rent: $2,340 per month")
+    draw = "how many kW does the hot water heat pump draw?"
+    assert not relevance.names_the_measured(draw, "It stores it in a 315 litre tank.")
+    assert relevance.names_the_measured("how many kW is the aircon", "KSA-71 (7.1 kW cooling)")
+    assert relevance.names_the_measured("how many litres is the pool", "Pool is 42,000 L")

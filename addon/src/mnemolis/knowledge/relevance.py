@@ -1078,16 +1078,29 @@ def gives_a_time(question: str, *texts: str) -> bool:
     if len(clause_asks(question)) > 1 or not _ASKS_WHEN.match(said) or ASKS_WHEN_TO.match(said):
         return True
     owners = owners_named(question)
+    last = _ASKS_LAST.search(said) is not None
     for text in texts:
         for piece in _pieces(text):
             # A figure with its unit is a size, not a date: "7.1 kW" is no 7 January.
-            if _A_TIME.search(_SIZE.sub(" ", piece)) and (
+            piece = _SIZE.sub(" ", piece)
+            if last:
+                piece = _HOW_OFTEN.sub(" ", piece)  # "every 12 months" says no last time
+            if _A_TIME.search(piece) and (
                 not owners
                 or names_owners(question, piece)
                 or names_owners(question, *(t for t in texts if t is not text))
             ):
                 return True
     return False
+
+
+# "When were the smoke alarms last checked?", "when did we last …": a time it happened,
+# which how often it is done ("checked every 12 months") does not give.
+_ASKS_LAST = re.compile(r"^\s*when\b(?:\s+\w+){1,6}?\s+last\b(?!\s+(?:for|long)\b)", re.I)
+_HOW_OFTEN = re.compile(
+    rf"\bevery\s+(?:(?:\d+|other|few|two|three|four|six|twelve)\s+)?(?:{_UNITS}|{_DAYS})\b",
+    re.I,
+)
 
 
 # "How much butter goes in …?": the thing measured.
@@ -1142,6 +1155,14 @@ def names_the_measured(question: str, *texts: str) -> bool:
     """Whether a line or sentence of the texts names the thing a "how much X …?" question
     measures with an amount: the recipe's title "Nan's Anzac biscuits (makes about 24)"
     gives an amount, but not of butter, and its method's "Melt the butter" none."""
+    if not _names_the_priced(question, texts):
+        return False
+    unit = _ASKS_IN_UNITS.match(asked(question))
+    if unit is not None:
+        # "How many kW does the heat pump draw?": a figure in kW, not its 315 litre tank.
+        written = _UNIT_WRITTEN.get(unit.group("unit").lower(), re.escape(unit.group("unit")))
+        said = re.compile(rf"\d\s?(?:{written})(?![^\W\d_])", re.I)
+        return any(said.search(t) for t in texts)
     m = _ASKS_MEASURED.match(asked(question))
     if m is None or m.group("what").lower() in _NOT_MEASURED:
         return True
@@ -1159,6 +1180,62 @@ def names_the_measured(question: str, *texts: str) -> bool:
         if named and _AMOUNT.search(piece):
             return True  # "125 g butter", not "Melt the butter and golden syrup"
     return False
+
+
+# "How many kW …?", "how many litres …?": a figure in that unit answers.
+_ASKS_IN_UNITS = re.compile(
+    r"\s*how many (?P<unit>kw|kwh|watts|volts|amps|litres|liters|ml|kg|kilos|grams|km|kms"
+    r"|kilometres|kilometers|metres|meters|cm|mm|psi|kpa|ppm|mb|gb|tb)\b",
+    re.I,
+)
+
+
+_LITRES = r"l|litres?|liters?"
+_KILOS = r"kg|kgs|kilos?|kilograms?"
+_METRES = r"m|metres?|meters?"
+_KM = r"km|kms|kilometres?|kilometers?"
+# How a unit asked for is written after a figure ("42,000 L").
+_UNIT_WRITTEN = {
+    "litres": _LITRES,
+    "liters": _LITRES,
+    "kg": _KILOS,
+    "kilos": _KILOS,
+    "metres": _METRES,
+    "meters": _METRES,
+    "km": _KM,
+    "kms": _KM,
+    "kilometres": _KM,
+    "kilometers": _KM,
+    "watts": r"w|watts?",
+    "volts": r"v|volts?",
+    "amps": r"a|amps?",
+    "grams": r"g|grams?",
+    "kw": r"kw",
+}
+
+
+# "How much is our contents insurance premium a year?": what the sum is of, named by its
+# noun (the last of the words before any small word).
+_ASKS_PRICED = re.compile(
+    r"\s*how much (?:is|are|was|were) (?:the|our|my|your|their|his|her) (?P<np>[a-z].*)$", re.I
+)
+
+
+def _names_the_priced(question: str, texts: tuple[str, ...]) -> bool:
+    """Whether the texts name what a "how much is the X?" asks the sum of: the sum insured
+    is no premium. True for questions of other shapes."""
+    m = _ASKS_PRICED.match(asked(question))
+    if m is None or len(clause_asks(question)) > 1:
+        return True
+    words: list[str] = []
+    for word in _WORD.findall(m.group("np")):
+        if fold(word) in STOPWORDS:
+            break
+        words.append(fold(word))
+    if not words or words[-1] in FUNCTION_WORDS:
+        return True
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    return _named(words[-1], have, synonyms(question))
 
 
 def names_what_happens(question: str, *texts: str) -> bool:
