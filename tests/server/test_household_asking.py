@@ -1913,3 +1913,14 @@ def test_a_figure_answers_only_what_it_is_a_figure_of() -> None:
     assert not relevance.names_the_measured(draw, "It stores it in a 315 litre tank.")
     assert relevance.names_the_measured("how many kW is the aircon", "KSA-71 (7.1 kW cooling)")
     assert relevance.names_the_measured("how many litres is the pool", "Pool is 42,000 L")
+
+
+def test_what_day_is_answered_by_a_day() -> None:
+    """ "What day does the pool lady come?" asks for a day: the pump's hours ("9am to
+    3pm") give none, and were read out for it; her contact row's "2nd Tuesday" does."""
+    asked = "what day does the pool lady come each month?"
+    assert not relevance.gives_a_time(asked, "Summer (Nov-Mar): 9am to 3pm. Winter: 10am to 2pm.")
+    assert relevance.gives_a_time(asked, "Pool | Kylie | monthly visit, 2nd Tuesday")
+    assert relevance.gives_a_time("which day does the rent go out?", "paid on the 1st")
+    assert relevance.gives_a_time("what date is the interview?", "Tues 9 Dec 5.40pm")
+    assert relevance.gives_a_time("when does the pump run?", "9am to 3pm")

@@ -1079,19 +1079,33 @@ def gives_a_time(question: str, *texts: str) -> bool:
         return True
     owners = owners_named(question)
     last = _ASKS_LAST.search(said) is not None
+    when = _A_DAY if _ASKS_DAY.match(said) else _A_TIME
     for text in texts:
         for piece in _pieces(text):
             # A figure with its unit is a size, not a date: "7.1 kW" is no 7 January.
             piece = _SIZE.sub(" ", piece)
             if last:
                 piece = _HOW_OFTEN.sub(" ", piece)  # "every 12 months" says no last time
-            if _A_TIME.search(piece) and (
+            if when.search(piece) and (
                 not owners
                 or names_owners(question, piece)
                 or names_owners(question, *(t for t in texts if t is not text))
             ):
                 return True
     return False
+
+
+# "What day does the pool lady come?", "which date …": a day, which a time of day ("9am
+# to 3pm") or a season's months alone do not give.
+_ASKS_DAY = re.compile(r"\s*(?:what|which) (?:day|days|date)\b", re.I)
+_A_DAY = re.compile(
+    rf"\b(?:{_DAYS}|today|tomorrow|tonight|daily)\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+    rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    r"|\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b\d{1,2}(?:st|nd|rd|th)\b"
+    r"|\bevery\s+(?:day|morning|night)\b",
+    re.I,
+)
 
 
 # "When were the smoke alarms last checked?", "when did we last …": a time it happened,
