@@ -1924,3 +1924,14 @@ def test_what_day_is_answered_by_a_day() -> None:
     assert relevance.gives_a_time("which day does the rent go out?", "paid on the 1st")
     assert relevance.gives_a_time("what date is the interview?", "Tues 9 Dec 5.40pm")
     assert relevance.gives_a_time("when does the pump run?", "9am to 3pm")
+
+
+def test_another_is_an_other() -> None:
+    """ "Are we allowed another pet?" is answered by "Any other pet needs the rental
+    provider's written consent": "another" is "an other"."""
+    asked = "Mia's begging for a rabbit. Are we even allowed another pet here?"
+    line = "One dog (Biscuit) is approved. Any other pet needs the rental provider's consent."
+    assert relevance.stem("another") == relevance.stem("others") == "other"
+    assert relevance.word_coverage(asked, None, line) > relevance.word_coverage(
+        asked, None, line.replace("other", "extra")
+    )

@@ -59,6 +59,8 @@ def stem(word: str) -> str:
     w = word
     if len(w) <= 3 or not w.isalpha():
         return w
+    if w == "another":
+        return "other"  # "another pet" is any other pet
     if w.endswith("ies") and len(w) > 5:
         w = w[:-3] + "y"
     elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
