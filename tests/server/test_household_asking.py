@@ -1935,3 +1935,14 @@ def test_another_is_an_other() -> None:
     assert relevance.word_coverage(asked, None, line) > relevance.word_coverage(
         asked, None, line.replace("other", "extra")
     )
+
+
+def test_may_is_a_month_only_as_one() -> None:
+    """ "When is our lease up?" was answered by "the renter may arrange urgent repairs up
+    to $2,500": its "may" read as the month. The month is "May", or beside a day's number."""
+    asked = "when is our lease up"
+    repairs = "If the agent cannot be reached, the renter may arrange urgent repairs up to $2,500."
+    assert not relevance.gives_a_time(asked, repairs)
+    assert relevance.gives_a_time(asked, "Term: 1 March 2026 to 28 February 2027.")
+    assert relevance.gives_a_time("when is the rego due", "Rego due 14 May")
+    assert relevance.gives_a_time("when is the rego due", "rego due may 14")

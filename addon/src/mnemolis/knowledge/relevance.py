@@ -722,9 +722,11 @@ def clock_words(question: str) -> frozenset[str]:
     return frozenset(w for m in _SAID_CLOCK.finditer(question) for w in content_words(m.group(0)))
 
 
+# "may" is the month only as "May" or beside a day's number: "the renter may arrange
+# urgent repairs" gives no time.
 _MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december"
-    "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+    r"january|february|march|april|(?-i:May)|may(?=\s+\d)|(?<=\d\s)may|june|july|august"
+    r"|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
 _DAYS = "(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekdays?|weekends?"  # "on Tuesdays" too
 _UNITS = r"seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?"
