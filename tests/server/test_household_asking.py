@@ -1892,7 +1892,9 @@ def test_a_thing_s_name_is_said_as_one_name() -> None:
     thing's name count only said together, so the relief valve's entry may answer it."""
     leak = "water is pouring non stop out of the valve on the side of the hot water tank"
     entry = "A steady flow means the valve needs replacing - call a plumber."
-    assert relevance.names_every_thing(leak, entry)
+    heading = "Heat pump hot water system > Why does water drip from the relief valve?"
+    assert relevance.names_every_thing(leak, entry, heading)
+    assert relevance.names_every_thing("did we get the sofa for nothing?", "It was free")
     assert not relevance.names_every_thing("where is the stop valve?", "The meter is outside")
     assert not relevance.names_every_thing("how do I turn the water off", "The meter is outside")
 

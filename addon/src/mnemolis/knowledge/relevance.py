@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from .. import textmatch
 from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
 from . import thesaurus
@@ -1641,16 +1642,30 @@ def names_every_thing(question: str, *texts: str) -> bool:
 
 
 @functools.lru_cache(maxsize=512)
-def _stems_in_order(text: str) -> tuple[str, ...]:
-    """The stems of a text's content words, in the order it says them."""
-    return tuple(stem(w) for w in content_words(text))
+def _stems_in_order(text: str) -> tuple[tuple[str, bool], ...]:
+    """A text's words in the order it says them: (stem, whether it is a small word)."""
+    words = _WORD.findall(textmatch.normalize(text))
+    return tuple((stem(fold(w)), fold(w) in STOPWORDS) for w in words)
 
 
-def _side_by_side(member: frozenset[str], said: tuple[str, ...]) -> bool:
-    """Whether the stems of a thing's name are said together, as one name: "water is
-    pouring non stop out of the valve" names no stop valve."""
-    n = len(member)
-    return n == 1 or any(member <= set(said[i : i + n]) for i in range(len(said) - n + 1))
+def _side_by_side(member: frozenset[str], said: tuple[tuple[str, bool], ...]) -> bool:
+    """Whether the words of a thing's name are said together, only small words between
+    them ("turn the water off", "for nothing"): "water is pouring non stop out of the
+    valve" names no stop valve."""
+    if len(member) == 1:
+        return True
+    for i, (word, _) in enumerate(said):
+        if word not in member:
+            continue
+        found = set()
+        for other, small in said[i:]:
+            if other in member:
+                found.add(other)
+            elif not small:
+                break
+        if member <= found:
+            return True
+    return False
 
 
 # "Who cleans the windows?": whoever does it, named by what they do.
