@@ -946,8 +946,6 @@ def _title_alone(text: str) -> bool:
 # "Reclaim Energy > Support > Owner's guide": where a page sits in its site, no answer.
 _BREADCRUMB = re.compile(r"[^>\n]{1,40}(?: > [^>\n]{1,40}){1,5}")
 _DASHES = "-\u2013\u2014"  # hyphen, en dash, em dash
-_SMALL = "a an and as at by for from in of on or the to with"
-_SMALL_WORDS = frozenset(_SMALL.split()) | frozenset(_DASHES)
 
 
 def _title_cased(line: str) -> bool:
@@ -959,7 +957,7 @@ def _title_cased(line: str) -> bool:
         return False
     if not re.search(rf" [{_DASHES}] ", line):
         return False
-    big = [w for w in words if w.lower() not in _SMALL_WORDS]
+    big = [w for w in words if w.lower() not in STOPWORDS and w not in _DASHES]
     return len(big) >= 3 and sum(w[:1].isupper() for w in big) >= 0.75 * len(big)
 
 
