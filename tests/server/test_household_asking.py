@@ -1895,6 +1895,9 @@ def test_a_thing_s_name_is_said_as_one_name() -> None:
     heading = "Heat pump hot water system > Why does water drip from the relief valve?"
     assert relevance.names_every_thing(leak, entry, heading)
     assert relevance.names_every_thing("did we get the sofa for nothing?", "It was free")
+    # "wi-fi key" says the thesaurus's "wifi key" (a password), as words_of reads it.
+    wifi_key = frozenset({"wifi", "key"})
+    assert relevance._side_by_side(wifi_key, relevance._stems_in_order("the wi-fi key?"))
     assert not relevance.names_every_thing("where is the stop valve?", "The meter is outside")
     assert not relevance.names_every_thing("how do I turn the water off", "The meter is outside")
 

@@ -1229,7 +1229,6 @@ _UNIT_WRITTEN = {
     "volts": r"v|volts?",
     "amps": r"a|amps?",
     "grams": r"g|grams?",
-    "kw": r"kw",
 }
 
 
@@ -1643,8 +1642,9 @@ def names_every_thing(question: str, *texts: str) -> bool:
 
 @functools.lru_cache(maxsize=512)
 def _stems_in_order(text: str) -> tuple[tuple[str, bool], ...]:
-    """A text's words in the order it says them: (stem, whether it is a small word)."""
-    words = _WORD.findall(textmatch.normalize(text))
+    """A text's words in the order it says them: (stem, whether it is a small word), a
+    short hyphenated compound as one word ("wi-fi key" says "wifi", as ``words_of`` reads it)."""
+    words = _WORD.findall(joined(textmatch.normalize(text)))
     return tuple((stem(fold(w)), fold(w) in STOPWORDS) for w in words)
 
 
