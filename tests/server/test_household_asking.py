@@ -1951,3 +1951,15 @@ def test_may_is_a_month_only_as_one() -> None:
     assert relevance.gives_a_time(asked, "Term: 1 March 2026 to 28 February 2027.")
     assert relevance.gives_a_time("when is the rego due", "Rego due 14 May")
     assert relevance.gives_a_time("when is the rego due", "rego due may 14")
+
+
+def test_an_address_asked_in_a_place_needs_an_address() -> None:
+    """ "What's Nan's street address in Highton?" was answered by Nan's phone line ("she's
+    10 mins away in Highton"): asked "… in <place>", the address must still be there."""
+    asked = "What's Nan's street address in Highton? I want to put it in the GPS."
+    phone = "If you can't get us: Nan (Maureen) on 0491 570 158, she's 10 mins away in Highton."
+    assert relevance.attribute_held(asked, phone) == (False, ())
+    assert relevance.attribute_held(asked, "Nan lives at 14 Aldous Rd, Highton")
+    # "street" says which address, not whose: the school's line need not say "street".
+    school = "Belmont Primary School, 3 Reynolds Rd, Belmont"
+    assert relevance.attribute_held("what's the school's street address?", school)

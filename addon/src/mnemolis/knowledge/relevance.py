@@ -1421,12 +1421,12 @@ def match(
 
 
 # "What's the Netflix password?", "what is the vet's number?": the question asks for one
-# attribute (the last noun of what it asks about, before any "for"/"of"), which the
+# attribute (the last noun of what it asks about, before any "for"/"of"/"in"), which the
 # passage must hold — by its name, or for some by a value of its kind.
 _ASKS_ATTRIBUTE = re.compile(
     r"\s*(?:what|which)(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|our\s+|my\s+|your\s+"
     r"|his\s+|her\s+|their\s+)?(?P<np>[\w'.-]+(?:\s+[\w'.-]+){0,4}?)"
-    r"(?P<of>\s+(?:for|of|to|on|at)\s+[\w' .-]+)?\s*[?.!]*\s*$",
+    r"(?P<of>\s+(?:for|of|to|on|at|in)\s+[\w' .-]+)?\s*[?.!]*\s*$",
     re.I,
 )
 # "contents insurance policy number?", "guest wifi password?": the noun phrase alone.
@@ -1450,7 +1450,12 @@ _ATTRIBUTES: dict[str, re.Pattern[str] | None] = {
     "number": re.compile(r"\d{3}|\b(?=[\w-]*\d[\w-]*\d)[\w-]{3,}\b"),  # or "SMS4HVI33G"
     "email": re.compile(r"@|\be-?mail\b", re.I),
     "username": re.compile(r"\b(?:user ?name|login|user|account)\b|@", re.I),
-    "address": re.compile(r"\baddress\b|\b\d+\s+[A-Z][a-z]+", re.I),
+    "address": re.compile(
+        r"\baddress\b|\bP\.?O\.? Box\b|(?-i:\b\d+[A-Za-z]?(?:\s+[A-Z][a-z]+)+)\s+"
+        r"(?:st|street|rd|road|ave|avenue|ct|court|cres|crescent|dr|drive|ln|lane|way|pl"
+        r"|place|pde|parade|blvd|boulevard|tce|terrace|hwy|highway|cl|close|gr|grove)\b",
+        re.I,
+    ),
 }
 
 
@@ -1471,6 +1476,9 @@ _WHICH_ONE = frozenset(
         "right",
         "actual",
         "proper",
+        "street",
+        "postal",
+        "mailing",
     ]
 )
 
