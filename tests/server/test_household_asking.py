@@ -340,6 +340,17 @@ def test_a_question_that_refers_back_is_asked_with_the_one_before() -> None:
     assert carry_subject([told, "how do I top it up"], lambda _: ["rag"]) == [
         f"{told} and how do I top it up"
     ]
+    # "that" standing for a thing ("switch that on") refers back as "it" does; "that"
+    # before a noun ("that recipe") names its own.
+    rag = lambda _: ["rag"]  # noqa: E731
+    assert carry_subject(["can it search the web", "how do I switch that on"], rag) == [
+        "can it search the web and how do I switch that on"
+    ]
+    assert carry_subject(["what's the oven temp", "how long is that for?"], rag) == [
+        "what's the oven temp and how long is that for?"
+    ]
+    apart = ["what's the bin day", "where's that recipe Nan gave us"]
+    assert carry_subject(apart, rag) == apart
 
 
 async def test_two_asks_about_one_thing_are_answered_together(

@@ -458,6 +458,15 @@ def carry_subject(parts: list[str], sources_of: SourcesOf | None = None) -> list
                 # question that refers back is asked with the one it refers to, never alone.
                 out[-1] = f"{out[-1]} and {part}"
                 continue
+        elif (
+            i
+            and _THAT.search(part)
+            and _first_token(part) in CLAUSE_STARTERS
+            and not (sources_of is not None and "forecast" in sources_of(part))
+        ):
+            # "can it search the web? how do I switch that on": "that" is the web search.
+            out[-1] = f"{out[-1]} and {part}"
+            continue
         elif i and _bare_attribute(part) and _ASKS_WHO.search(out[-1]):
             # "Who's the kids' GP and what's the number?": the number is the GP's; asked
             # alone it is anyone's number.
@@ -486,6 +495,12 @@ _CALENDAR = frozenset(
     ]
 )
 _IT = re.compile(r"\bit\b", re.IGNORECASE)
+# "that"/"this" standing for a thing, not before one: "switch that on", "is this safe?".
+_THAT = re.compile(
+    r"\b(?:that|this)\b(?=\s*(?:[?.!,;]|$)|\s+(?:on|off|up|down|in|out|back|again|over|for"
+    r"|to|with|at|about|from|by|safe|ok|okay|normal|right|wrong|bad|good|true)\b)",
+    re.IGNORECASE,
+)
 _THE_NAME = re.compile(r"\bthe\s*$", re.IGNORECASE)
 
 
