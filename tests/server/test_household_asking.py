@@ -1974,3 +1974,19 @@ def test_an_address_asked_in_a_place_needs_an_address() -> None:
     # "street" says which address, not whose: the school's line need not say "street".
     school = "Belmont Primary School, 3 Reynolds Rd, Belmont"
     assert relevance.attribute_held("what's the school's street address?", school)
+
+
+def test_switching_on_is_turning_on_said_side_by_side() -> None:
+    """ "How do I enable web search?" is answered under "How do I turn on … web search?";
+    but "Switch the boiler off" says no "turn off" of the water: a synonym's words count
+    only said together."""
+    heading = "How do I turn on news, web search, offline Wikipedia or uptime monitors?"
+    other = heading.replace("turn on", "read about")
+    for asked in ("How do I enable web search?", "how do I switch web search on"):
+        on = relevance.word_coverage(asked, None, heading)
+        assert on > relevance.word_coverage(asked, None, other)
+    asked = "how do I turn off the water"  # "turn the water off" names the stopcock too
+    boiler = "Switch the boiler off and let it cool, then top up the water."
+    assert relevance.word_coverage(asked, None, boiler) < relevance.word_coverage(
+        asked, None, "Switch off the water at the stopcock."
+    )

@@ -694,7 +694,7 @@ def word_coverage(
             # "at quarter past ten" is a time of day, which "after 22:00" speaks of.
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif (
-            any(alt <= have for alt in alternatives.get(key, ()))
+            any(_said(alt, have, texts) for alt in alternatives.get(key, ()))
             or (who and _doer(key, have))
             or misspelt_in(key, have)
             or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
@@ -702,9 +702,17 @@ def word_coverage(
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif key in around:
             found += CONTEXT_SHARE * given.get(w, 1.0)
-        elif any(alt <= have | around for alt in alternatives.get(key, ())):
+        elif any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ())):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
     return found / total if total > 0 else 0.0
+
+
+def _said(alt: frozenset[str], have: frozenset[str], texts: tuple[str, ...]) -> bool:
+    """Whether the texts say a synonym, a phrase's words side by side: "switch off" is
+    not said by "Switch the boiler off", which turns off no water."""
+    return alt <= have and (
+        len(alt) == 1 or any(_side_by_side(alt, _stems_in_order(t)) for t in texts)
+    )
 
 
 _HOURS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\\d{1,2}"

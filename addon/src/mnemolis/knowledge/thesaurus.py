@@ -180,6 +180,8 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),
     ("reset", "reboot", "power cycle", "restart"),
+    ("turn on", "switch on", "enable", "activate"),
+    ("turn off", "switch off", "disable", "deactivate"),
     ("reindex", "re-index", "re-read", "reread", "rescan", "re-scan", "read again",
      "go back over", "go over again", "scan again"),
     ("remove", "delete", "take out", "get rid of"),
