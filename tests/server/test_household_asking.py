@@ -184,6 +184,16 @@ def test_phone_shorthand_is_written_out() -> None:
     assert unshortened("is U2 on the radio") == "is U2 on the radio"
 
 
+def test_some_thing_is_one_word() -> None:
+    """ "How I make Mnemolis to remember some thing?" asks the FAQ's "How do I make it
+    remember something?": written as two words, "thing" matched "looks things up"."""
+    assert unshortened("remember some thing?") == "remember something?"
+    assert unshortened("Is there any thing else") == "Is there anything else"
+    heading = "How do I make it remember something?"
+    asked = "How I make it to remember some thing?"
+    assert relevance.word_coverage(asked, None, heading) == 1.0
+
+
 def test_the_situation_and_the_purpose_weigh_less() -> None:
     aside = relevance._aside_words(
         "my sister is staying with us and needs to get online, what's the wifi password?"

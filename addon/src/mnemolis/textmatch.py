@@ -64,10 +64,15 @@ _NUMBER_NO = re.compile(r"\bno\.?\s*(?=\d)", re.IGNORECASE)
 _NUMBER_NO_ASKED = re.compile(r"(?<=\w )no\.(?=\s*[?!]*\s*$)", re.IGNORECASE)
 
 
+# "some thing", "any thing": one word written as two.
+_THING = re.compile(r"\b(some|any|every)\s+(thing)\b", re.IGNORECASE)
+
+
 def unshortened(text: str) -> str:
     """The text with chat shorthand written out ("how do u …" → "how do you …", "no. 12"
-    → "number 12", "the policy no.?" → "the policy number?")."""
+    → "number 12", "the policy no.?" → "the policy number?", "some thing" → "something")."""
     text = _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text)
+    text = _THING.sub(r"\1\2", text)
     return number_written(_NUMBER_NO.sub("number ", text))
 
 
