@@ -2000,3 +2000,15 @@ def test_switching_on_is_turning_on_said_side_by_side() -> None:
     assert relevance.word_coverage(asked, None, boiler) < relevance.word_coverage(
         asked, None, "Switch off the water at the stopcock."
     )
+
+
+def test_fast_is_quickly() -> None:
+    """ "How do I get hot water back fast?" is the manual's FAQ "I have run out of hot
+    water. How do I get it back quickly?": speed said either way."""
+    asked = "cold showers all round - how do I get hot water back fast?"
+    entry = "I have run out of hot water. How do I get it back quickly?"
+    slow = entry.replace("quickly", "at all")
+    assert relevance.word_coverage(asked, None, entry) > relevance.word_coverage(asked, None, slow)
+    faster = "can it heat up faster"
+    quicker = relevance.word_coverage(faster, None, "to heat up quicker")
+    assert quicker > relevance.word_coverage(faster, None, "to heat up slower")

@@ -180,6 +180,7 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
     ("clean", "cleaning", "wash out", "rinse", "descale", "unclog", "clear out"),
     ("fix", "repair", "repairs", "mend", "sort out"),
     ("reset", "reboot", "power cycle", "restart"),
+    ("quickly", "quick", "fast", "faster", "quicker", "speed up", "sooner", "asap"),
     ("turn on", "switch on", "enable", "activate"),
     ("turn off", "switch off", "disable", "deactivate"),
     ("reindex", "re-index", "re-read", "reread", "rescan", "re-scan", "read again",
