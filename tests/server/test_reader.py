@@ -244,6 +244,23 @@ async def test_who_to_call_is_found_by_meaning(
     assert body["source_used"] == "none", body
 
 
+async def test_a_yes_no_question_is_not_answered_by_a_label(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """A record line whose label the model finds nearest says which thing, never whether:
+    "Network: Larkspur" is no answer to "does anything leave my network?", while the
+    same line still answers "what's our network called?"."""
+    notes = (
+        "Cottage notes\n\nWifi\nNetwork: Larkspur\nPassword: heron-field-17\n\n"
+        "Bins\nThe black bin goes out on Tuesday night.\n\n"
+        "Heating\nThe heating comes on at 6:30 on weekdays.\n"
+    )
+    client = await with_model(make_client, tmp_path, embedding_model, {"notes.txt": notes})
+    body = await ask(client, "Does anything leave my network when I ask a question?")
+    assert "Larkspur" not in body["result"], body
+    await says(client, "What's our network called?", "Larkspur")
+
+
 KITCHEN = """Kitchen notes
 
 How do I use the oven?

@@ -1387,7 +1387,10 @@ async def labelled_by_meaning(
     """The record line ("Plumber: Joe Ruiz, 555-0199") whose label alone the embedding
     model finds closest to the question, when it stands out from the other labels; a
     whole line's meaning is mostly its name and number, its label is what it is for.
-    Empty when no label stands out or the line lacks the attribute asked for."""
+    Empty when no label stands out, the line lacks the attribute asked for, or the
+    question asks yes or no (a label's value says which thing, never whether)."""
+    if _ASKS_YES_NO.match(relevance.asked(question)) is not None:
+        return []  # "does anything leave my network?" is not answered by the network's name
     pool = await store.search_all(question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names)
     lines: list[tuple[str, str, Passage]] = []  # (label, the line, its passage)
     for p in pool:
