@@ -297,3 +297,39 @@ async def test_small_recalls_stay_on_the_loop_unless_a_write_is_under_way(
     assert memories.small_enough(0)  # the count follows writes and deletes
     found = await search(client, query="bike pump")
     assert found["results"] == []
+
+
+async def test_the_fallback_never_replaces_a_model_vector(make_client: Client) -> None:
+    """At start-up the memories open before the model has loaded: the hashing fallback
+    must not replace a memory's model vector (the model would then embed every memory
+    again, and until it had, none would be found by meaning)."""
+    from mnemolis.knowledge.vectors import HashingEmbedder
+
+    class Model:
+        """A stand-in model: not the fallback, its own name, hashing's vectors."""
+
+        name = "test-model"
+        dim = 64
+
+        def __init__(self) -> None:
+            self._words = HashingEmbedder(self.dim)
+
+        async def embed(self, texts: list[str]) -> list[Any]:
+            return self._words.embed_sync(texts)
+
+    client = await make_client()
+    core = core_of(client)
+    store = core.services.knowledge
+    core.services.embedder = Model()
+    await remember(client, "The spare key is in the lockbox by the side gate.")
+    core.services.embedder = None  # a restart: the model is not loaded yet
+    await remember(client, "The bins go out on Tuesday evening.")
+    store.memory.submit_vectors()
+    await store.wait_idle()
+    rows = store.memory.memories._db().execute(
+        "SELECT m.content, v.embedder FROM memories m JOIN memory_vectors v ON v.memory_id = m.id"
+    )
+    assert dict(rows.fetchall()) == {
+        "The spare key is in the lockbox by the side gate.": "test-model",
+        "The bins go out on Tuesday evening.": "hashing-fallback",
+    }

@@ -589,16 +589,20 @@ class MemoryStore:
         return [self._row(rows[i], float(sims[i])) for i in order if sims[i] > 0]
 
     @_guard
-    def missing_vectors(self, embedder: str, limit: int = 256) -> list[tuple[str, str]]:
-        """Memories without a vector from this embedder (after a model change)."""
+    def missing_vectors(
+        self, embedder: str, limit: int = 256, *, bare_only: bool = False
+    ) -> list[tuple[str, str]]:
+        """Memories without a vector from this embedder (after a model change); with
+        ``bare_only``, only those without any vector (a model's is kept)."""
+        other = "" if bare_only else "OR v.embedder != ?"
         with self._lock:
             rows = (
                 self._db()
                 .execute(
                     "SELECT m.id, m.content || ' ' || m.tags FROM memories m "
-                    "LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.embedder = ? "
-                    "WHERE v.memory_id IS NULL LIMIT ?",
-                    (embedder, limit),
+                    "LEFT JOIN memory_vectors v ON v.memory_id = m.id "
+                    f"WHERE v.memory_id IS NULL {other} LIMIT ?",
+                    (limit,) if bare_only else (embedder, limit),
                 )
                 .fetchall()
             )

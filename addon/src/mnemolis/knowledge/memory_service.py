@@ -90,8 +90,11 @@ class MemoryService:
                 return
             embedder = self.embedder()
             self._memories_embedded.add(embedder.name)
+            # The fallback never replaces a model's vector: at start-up, before the model
+            # has loaded, it would, and the model would then embed every memory again.
+            bare_only = isinstance(embedder, HashingEmbedder)
             while not self._stop.is_set():
-                todo = self.memories.missing_vectors(embedder.name)
+                todo = self.memories.missing_vectors(embedder.name, bare_only=bare_only)
                 if not todo:
                     return
                 vecs = embed_blocking(embedder, [t for _, t in todo], self._loop)
