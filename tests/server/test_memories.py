@@ -299,10 +299,14 @@ async def test_small_recalls_stay_on_the_loop_unless_a_write_is_under_way(
     assert found["results"] == []
 
 
-async def test_the_fallback_never_replaces_a_model_vector(make_client: Client) -> None:
-    """At start-up the memories open before the model has loaded: the hashing fallback
-    must not replace a memory's model vector (the model would then embed every memory
-    again, and until it had, none would be found by meaning)."""
+@pytest.mark.parametrize(("setting", "kept"), [("auto", "test-model"), ("off", "hashing-fallback")])
+async def test_the_fallback_never_replaces_a_model_vector(
+    make_client: Client, setting: str, kept: str
+) -> None:
+    """At start-up the memories open before the model has loaded: while a model is
+    configured the hashing fallback must not replace a memory's model vector (the model
+    would then embed every memory again, and until it had, none would be found by
+    meaning). With the model turned off, the fallback's vectors are the ones searched."""
     from mnemolis.knowledge.vectors import HashingEmbedder
 
     class Model:
@@ -317,7 +321,7 @@ async def test_the_fallback_never_replaces_a_model_vector(make_client: Client) -
         async def embed(self, texts: list[str]) -> list[Any]:
             return self._words.embed_sync(texts)
 
-    client = await make_client()
+    client = await make_client(llm={"embedding_model": setting})
     core = core_of(client)
     store = core.services.knowledge
     core.services.embedder = Model()
@@ -330,6 +334,6 @@ async def test_the_fallback_never_replaces_a_model_vector(make_client: Client) -
         "SELECT m.content, v.embedder FROM memories m JOIN memory_vectors v ON v.memory_id = m.id"
     )
     assert dict(rows.fetchall()) == {
-        "The spare key is in the lockbox by the side gate.": "test-model",
+        "The spare key is in the lockbox by the side gate.": kept,
         "The bins go out on Tuesday evening.": "hashing-fallback",
     }

@@ -119,6 +119,12 @@ class LLMSettings(_Section):
     # (docs/inference.md, "Grounded answers").
     compose_documents: bool = False
 
+    @property
+    def embedding_expected(self) -> bool:
+        """Whether an embedding model is configured (``auto`` or a file), not turned off:
+        while it loads, the hashing fallback must not replace its vectors."""
+        return (self.embedding_model or "auto").strip().lower() not in ("off", "none")
+
 
 class MCPSettings(_Section):
     """Which MCP tools are offered (disabled wins; ``*`` matches all)."""

@@ -681,17 +681,17 @@ class Documents:
             if not db.embed_pending:
                 db.reembedding = False
 
-    def _model_expected(self) -> bool:
-        """Whether an embedding model is configured (``auto`` or a file), not turned off."""
-        spec = (self.settings.llm.embedding_model or "auto").strip().lower()
-        return spec not in ("off", "none")
-
     def _embed_step(self, db: DocumentDatabase) -> None:
         """Embed missing chunks; a model works in slices so other jobs interleave."""
         embedder = self.embedder()
         fallback = isinstance(embedder, HashingEmbedder)
         previous = db.embedder_name()
-        if fallback and previous and previous != embedder.name and self._model_expected():
+        if (
+            fallback
+            and previous
+            and previous != embedder.name
+            and self.settings.llm.embedding_expected
+        ):
             # A model's vectors are not replaced by the hashing fallback while a model is
             # configured (a CLI without it, a server still loading it): new chunks wait.
             return

@@ -90,9 +90,12 @@ class MemoryService:
                 return
             embedder = self.embedder()
             self._memories_embedded.add(embedder.name)
-            # The fallback never replaces a model's vector: at start-up, before the model
-            # has loaded, it would, and the model would then embed every memory again.
-            bare_only = isinstance(embedder, HashingEmbedder)
+            # The fallback never replaces a model's vector while a model is configured: at
+            # start-up, before the model has loaded, it would, and the model would then
+            # embed every memory again (as documents' vectors are kept, documents.py).
+            bare_only = (
+                isinstance(embedder, HashingEmbedder) and self.settings.llm.embedding_expected
+            )
             while not self._stop.is_set():
                 todo = self.memories.missing_vectors(embedder.name, bare_only=bare_only)
                 if not todo:
