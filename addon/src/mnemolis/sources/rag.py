@@ -787,12 +787,15 @@ _SAYS_YES_NO = re.compile(
 )
 
 
+def asks_yes_or_no(question: str) -> bool:
+    """Whether what the question itself asks is a yes or a no ("is it …?", "does …?")."""
+    return _ASKS_YES_NO.match(relevance.asked(question)) is not None
+
+
 def says_yes_or_no(question: str, unit: str) -> bool:
     """Whether a yes/no question meets a sentence opening with "Yes," or "No,": the
     direct answer of an FAQ entry, where the rest of the entry says why."""
-    return _ASKS_YES_NO.match(relevance.asked(question)) is not None and bool(
-        _SAYS_YES_NO.match(unit)
-    )
+    return asks_yes_or_no(question) and bool(_SAYS_YES_NO.match(unit))
 
 
 # "What is GNU nano?", "what's fetchmail and why should I bother?": what a thing is.
@@ -1281,7 +1284,7 @@ def _reasons_after(
     the paragraphs after it under the same heading that the search also found: the rest
     of the entry says why, in the question's words ("No, Celery can support any
     serialization scheme." — "… the default serialization used to be pickle …")."""
-    if _ASKS_YES_NO.match(relevance.asked(question)) is None:
+    if not asks_yes_or_no(question):
         return {}
     at = {(p.hit.path, p.hit.ord): p for p in pool}
     found: dict[int, list[str]] = {}
@@ -1389,7 +1392,7 @@ async def labelled_by_meaning(
     whole line's meaning is mostly its name and number, its label is what it is for.
     Empty when no label stands out, the line lacks the attribute asked for, or the
     question asks yes or no (a label's value says which thing, never whether)."""
-    if _ASKS_YES_NO.match(relevance.asked(question)) is not None:
+    if asks_yes_or_no(question):
         return []  # "does anything leave my network?" is not answered by the network's name
     pool = await store.search_all(question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names)
     lines: list[tuple[str, str, Passage]] = []  # (label, the line, its passage)
