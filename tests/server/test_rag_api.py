@@ -288,6 +288,54 @@ async def test_model_change_reembeds(make_client: Client, tmp_path: Path, docs: 
     assert first in ({}, again)
 
 
+async def test_chunks_indexed_while_the_model_loads_get_its_vectors(
+    make_client: Client, tmp_path: Path, docs: Path
+) -> None:
+    """A file edited while the server was down is indexed at start, before the model has
+    loaded: its chunks wait for the model (the fallback never replaces a model's
+    vectors), and the model embeds them once it is back, though every other vector
+    already carries its name. Until then the edited file is found by its words alone."""
+    from mnemolis.knowledge.vectors import HashingEmbedder
+
+    class Model:
+        """A stand-in model: not the fallback, its own name, hashing's vectors."""
+
+        name = "test-model"
+        dim = 64
+
+        def __init__(self) -> None:
+            self._words = HashingEmbedder(self.dim)
+
+        async def embed(self, texts: list[str]) -> list[Any]:
+            return self._words.embed_sync(texts)
+
+    client = await rag_client(make_client, tmp_path, llm={"embedding_model": "auto"})
+    core, store = core_of(client), store_of(client)
+    model = Model()
+    core.services.embedder = model
+    await registered(client, docs)
+    await store.search_rag("house", "guest wifi network", 5, "semantic")
+    await store.wait_idle()
+    status = await store.status("house")
+    assert status["embedder"] == {"name": "test-model", "dim": 64, "vectors": status["chunks"]}
+
+    core.services.embedder = None  # a restart: the model is not loaded yet
+    (docs / "garden.md").write_text("# Garden\n\nThe hose reel hangs by the shed.\n")
+    store.documents.catch_up_jobs()  # the start-up scan: changed files only
+    await store.wait_idle()
+    status = await store.status("house")
+    waiting = status["chunks"] - status["embedder"]["vectors"]
+    assert status["embedder"]["name"] == "test-model" and waiting == 1  # the new garden note
+
+    core.services.embedder = model  # the model has loaded
+    found = await store.search_rag("house", "hose reel shed", 5, "semantic")
+    await store.wait_idle()
+    status = await store.status("house")
+    assert status["embedder"] == {"name": "test-model", "dim": 64, "vectors": status["chunks"]}
+    found = await store.search_rag("house", "hose reel shed", 5, "semantic")
+    assert sources_of(found)[0] == "garden.md"
+
+
 async def test_read_key_cannot_write(make_client: Client, tmp_path: Path, docs: Path) -> None:
     client = await rag_client(make_client, tmp_path, api_key="full-key", read_api_key="read-key")
     read = {"X-API-Key": "read-key"}

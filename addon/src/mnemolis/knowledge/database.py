@@ -272,6 +272,9 @@ class DocumentDatabase:
         self.scans_waiting = 0
         self.reembedding = False
         self.embed_pending = False
+        #: Chunks were left without a vector (the model not loaded yet, or gone): the
+        #: model embeds them once it is back, though the stored vectors carry its name.
+        self.vectors_missing = False
         self.cancelled = threading.Event()
         self.last_error: str | None = None
         #: Why the index file is damaged (a query met corruption); the store rebuilds it.

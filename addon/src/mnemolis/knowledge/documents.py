@@ -650,10 +650,13 @@ class Documents:
         return out
 
     def ensure_embedded(self, db: DocumentDatabase, embedder: Any) -> None:
-        """After a model change, re-embed in the background (keyword search keeps working)."""
+        """After a model change, or once the model is back for chunks that waited for it,
+        embed in the background (keyword search keeps working)."""
         if db.indexing or db.reembedding or self._stop.is_set():
             return
-        if db.embedded_with()[0] == embedder.name:
+        if db.embedded_with()[0] == embedder.name and not (
+            db.vectors_missing and not isinstance(embedder, HashingEmbedder)
+        ):
             return
         db.reembedding = True
         self._submit(functools.partial(self._embed_job, db))
@@ -668,6 +671,7 @@ class Documents:
         except Unavailable as err:
             # The model went away (the server is stopping, or it failed): what is not
             # embedded yet is embedded when a model is back. Not a bug: no traceback.
+            db.vectors_missing = True
             level = logging.INFO if self._stop.is_set() else logging.WARNING
             _LOGGER.log(level, "rag %s: embedding paused: %s", db.name, err)
 
@@ -694,10 +698,12 @@ class Documents:
         ):
             # A model's vectors are not replaced by the hashing fallback while a model is
             # configured (a CLI without it, a server still loading it): new chunks wait.
+            db.vectors_missing = True
             return
         budget = None if fallback else EMBED_JOB_BUDGET
         halt = self._halt(db)
         done = db.embed_missing(embedder, self._loop, halt, budget)
+        db.vectors_missing = halt.is_set()  # a halted step leaves chunks for the next
         db.embed_pending = budget is not None and done >= budget and not halt.is_set()
         if db.embed_pending:
             db.reembedding = True
