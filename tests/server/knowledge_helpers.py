@@ -13,7 +13,9 @@ from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from mnemolis.core import Mnemolis
+from mnemolis.errors import Unavailable
 from mnemolis.knowledge.store import KnowledgeStore
+from mnemolis.knowledge.vectors import HashingEmbedder
 from mnemolis.rest import keys
 
 
@@ -21,6 +23,23 @@ def core_of(client: Any) -> Mnemolis:
     """The service layer behind an in-process test client."""
     core: Mnemolis = client.server.app[keys.CORE]
     return core
+
+
+class StandInModel:
+    """An embedding model that is not the fallback: its own name, hashing's vectors, and
+    a switch that makes it unavailable (a model that went away)."""
+
+    name = "test-model"
+    dim = 64
+
+    def __init__(self) -> None:
+        self._words = HashingEmbedder(self.dim)
+        self.gone = False
+
+    async def embed(self, texts: list[str]) -> list[Any]:
+        if self.gone:
+            raise Unavailable("the embedding model is not running")
+        return self._words.embed_sync(texts)
 
 
 def store_of(client: Any) -> KnowledgeStore:

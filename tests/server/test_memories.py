@@ -10,7 +10,7 @@ import pytest
 
 from mnemolis.tools import call_tool
 
-from .knowledge_helpers import core_of
+from .knowledge_helpers import StandInModel, core_of
 
 Client = Callable[..., Any]
 
@@ -307,25 +307,12 @@ async def test_the_fallback_never_replaces_a_model_vector(
     configured the hashing fallback must not replace a memory's model vector (the model
     would then embed every memory again, and until it had, none would be found by
     meaning). With the model turned off, the fallback's vectors are the ones searched."""
-    from mnemolis.knowledge.vectors import HashingEmbedder
-
-    class Model:
-        """A stand-in model: not the fallback, its own name, hashing's vectors."""
-
-        name = "test-model"
-        dim = 64
-
-        def __init__(self) -> None:
-            self._words = HashingEmbedder(self.dim)
-
-        async def embed(self, texts: list[str]) -> list[Any]:
-            return self._words.embed_sync(texts)
-
     client = await make_client(llm={"embedding_model": setting})
     core = core_of(client)
     store = core.services.knowledge
-    core.services.embedder = Model()
+    core.services.embedder = StandInModel()
     await remember(client, "The spare key is in the lockbox by the side gate.")
+    await store.wait_idle()  # a model's job still running would embed the next one too
     core.services.embedder = None  # a restart: the model is not loaded yet
     await remember(client, "The bins go out on Tuesday evening.")
     store.memory.submit_vectors()

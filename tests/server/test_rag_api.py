@@ -11,7 +11,7 @@ import pytest
 
 from mnemolis.tools import call_tool
 
-from .knowledge_helpers import core_of, sources_of, store_of, write_docs
+from .knowledge_helpers import StandInModel, core_of, sources_of, store_of, write_docs
 
 Client = Callable[..., Any]
 
@@ -295,23 +295,9 @@ async def test_chunks_indexed_while_the_model_loads_get_its_vectors(
     loaded: its chunks wait for the model (the fallback never replaces a model's
     vectors), and the model embeds them once it is back, though every other vector
     already carries its name. Until then the edited file is found by its words alone."""
-    from mnemolis.knowledge.vectors import HashingEmbedder
-
-    class Model:
-        """A stand-in model: not the fallback, its own name, hashing's vectors."""
-
-        name = "test-model"
-        dim = 64
-
-        def __init__(self) -> None:
-            self._words = HashingEmbedder(self.dim)
-
-        async def embed(self, texts: list[str]) -> list[Any]:
-            return self._words.embed_sync(texts)
-
     client = await rag_client(make_client, tmp_path, llm={"embedding_model": "auto"})
     core, store = core_of(client), store_of(client)
-    model = Model()
+    model = StandInModel()
     core.services.embedder = model
     await registered(client, docs)
     await store.search_rag("house", "guest wifi network", 5, "semantic")
