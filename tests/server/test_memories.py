@@ -324,3 +324,44 @@ async def test_the_fallback_never_replaces_a_model_vector(
         "The spare key is in the lockbox by the side gate.": kept,
         "The bins go out on Tuesday evening.": "hashing-fallback",
     }
+
+
+async def test_a_memory_the_model_missed_is_embedded_once_it_is_back(
+    make_client: Client,
+) -> None:
+    """While the model is away, a memory saved or edited keeps no vector (never its old
+    text's): once the model is back, under the same name, the next search embeds it,
+    and it is found by the meaning of what it now says."""
+    client = await make_client(llm={"embedding_model": "auto"})
+    core = core_of(client)
+    memory = core.services.knowledge.memory
+    model = StandInModel()
+    core.services.embedder = model
+    moved = await remember(client, "The spare key is in the lockbox by the side gate.")
+    await search(client, query="spare key", mode="semantic")
+
+    model.gone = True
+    await remember(client, "The bins go out on Tuesday evening.")
+    resp = await client.patch(
+        f"/api/memories/{moved['id']}", json={"content": "The hose reel hangs by the shed."}
+    )
+    assert resp.status == 200, await resp.text()
+
+    def vectors() -> dict[str, str]:
+        rows = memory.memories._db().execute(
+            "SELECT m.content, v.embedder FROM memories m "
+            "JOIN memory_vectors v ON v.memory_id = m.id"
+        )
+        return dict(rows.fetchall())
+
+    assert vectors() == {}  # the key's vector said where the key is: gone with the text
+
+    model.gone = False
+    await search(client, query="garden hose", mode="semantic")
+    await core.services.knowledge.wait_idle()
+    assert vectors() == {
+        "The hose reel hangs by the shed.": "test-model",
+        "The bins go out on Tuesday evening.": "test-model",
+    }
+    found = await search(client, query="hose reel shed", mode="semantic")
+    assert [m["content"] for m in found["results"]][:1] == ["The hose reel hangs by the shed."]

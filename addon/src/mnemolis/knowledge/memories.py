@@ -439,6 +439,10 @@ class MemoryStore:
                         "VALUES (?, ?, ?)",
                         (mid, embedder, vec.astype(np.float32).tobytes()),
                     )
+                elif content is not None or tags is not None:
+                    # The old text's vector would find the memory by what it no longer
+                    # says: none until the embedder embeds the new text.
+                    conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (mid,))
             self._bump()
         return Memory(mid, new_content, new_tags, new_status, current.created_at, now)
 

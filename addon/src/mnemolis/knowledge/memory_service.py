@@ -134,6 +134,8 @@ class MemoryService:
             return (await embed_async(embedder, [text]))[0], embedder.name
         except Exception as err:
             _LOGGER.warning("memory embedding with %s failed: %s", embedder.name, err)
+            # Saved without a vector: the next search with this embedder embeds it.
+            self._memories_embedded.discard(embedder.name)
             return None, embedder.name
 
     async def remember(self, content: object, tags: object = None, status: object = None) -> Memory:
