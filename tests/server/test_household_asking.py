@@ -2012,3 +2012,16 @@ def test_fast_is_quickly() -> None:
     faster = "can it heat up faster"
     quicker = relevance.word_coverage(faster, None, "to heat up quicker")
     assert quicker > relevance.word_coverage(faster, None, "to heat up slower")
+
+
+async def test_which_day_is_asked_as_what_day(make_client: Client, tmp_path: Path) -> None:
+    """ "Which day …?" asks for a day as "what day …?" does, and "the 3rd" gives one: the
+    line naming the rent and the day it is paid answers, though it never says "day"."""
+    notes = (
+        "Household money\n\n"
+        "Rent: $1,900 a month, paid on the 3rd by direct debit.\n\n"
+        "The car insurance renews every March.\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"money.txt": notes})
+    assert relevance.asks_kind("which day does the rent go out?")
+    await says(client, "Which day does the rent go out?", "the 3rd")

@@ -745,6 +745,10 @@ _WHEN = re.compile(
     r"|today|tomorrow|tonight|morning|evening|night|noon|midnight|every|once)\b",
     re.I,
 )
+# A date as a note writes it: "02/09/2026", "on the 1st of each month".
+_DATE_WRITTEN = r"\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b\d{1,2}(?:st|nd|rd|th)\b"
+# What answers a "when …?": a time or a day, in words or figures.
+_WHEN_GIVEN = re.compile(rf"{_WHEN.pattern}|{_DATE_WRITTEN}", re.I)
 _GUESS = rf"{_DAYS}|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|{_MONTHS}"
 _GUESS += r"|\d{1,2}(?:st|nd|rd|th)"
 _DAY_GUESSED = re.compile(
@@ -908,12 +912,12 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         re.compile(
-            r"\s*(?:when|what time|what day|what date|(?:what|which) (?:hours|times|days)"
+            r"\s*(?:when|(?:what|which) (?:time|day|date)|(?:what|which) (?:hours|times|days)"
             r"|by when|until when|how (?:late|early)"
             r"|what(?:'s| is) the (?:latest|earliest))\b",
             re.I,
         ),
-        _WHEN,
+        _WHEN_GIVEN,
     ),
     # "Is bin day a Monday?", "is her birthday on the 12th?": the day guessed is checked
     # against the day the text gives.
@@ -1075,7 +1079,7 @@ _ASKS_WHEN = _KINDS[-2][0]
 # ("at 102,000 km", "in 3 weeks"); never the digits of a code or a number plate ("ZQR
 # 218"), nor a length of time alone ("at least 28 days' notice").
 _A_TIME = re.compile(
-    rf"{_WHEN.pattern}|\b\d{{1,2}}[/.-]\d{{1,2}}(?:[/.-]\d{{2,4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b"
+    rf"{_WHEN_GIVEN.pattern}"
     rf"|\b(?:at|in|after|within|by|every)\s+\d[\d,.]*\s?(?:{_UNITS}|km|kms|miles|mi)\b",
     re.I,
 )
