@@ -912,7 +912,7 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         re.compile(
-            r"\s*(?:when|(?:what|which) (?:time|day|date)|(?:what|which) (?:hours|times|days)"
+            r"\s*(?:when|(?:what|which) (?:time|times|day|days|date|hours)"
             r"|by when|until when|how (?:late|early)"
             r"|what(?:'s| is) the (?:latest|earliest))\b",
             re.I,
