@@ -958,3 +958,20 @@ async def test_one_item_of_a_list_is_not_the_whole_answer(
         "holiday mode",
         "frost guard",
     )
+
+
+async def test_a_spoken_answer_skips_a_preamble_that_names_nothing_asked(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """The note's first sentence says nothing the question asks about and its second
+    does: the spoken answer starts at the second, so the third, which answers, is said."""
+    note = (
+        "Medicines\n\n"
+        "Ben is allergic to bee stings. His EpiPen is in the red pouch by the back door. "
+        "Push it into the side of the thigh, then call an ambulance.\n"
+    )
+    client = await with_model(make_client, tmp_path, embedding_model, {"medicines.txt": note})
+    body = await ask(client, "where do you jab the epipen?")
+    assert "side of the thigh" in body["result"], body
+    assert body["spoken"].startswith("His EpiPen is in the red pouch"), body
+    assert "side of the thigh" in body["spoken"], body

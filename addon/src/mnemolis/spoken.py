@@ -169,3 +169,13 @@ def spoken_choosing(text: str, max_sentences: int, gives: Callable[[str], bool])
     if later is None:
         return said
     return spoken_form(" ".join([*kept[:-1], later]), max_sentences)
+
+
+def spoken_from_named(text: str, max_sentences: int, names: Callable[[str], bool]) -> str:
+    """The spoken form, but when the first sentence ``names`` nothing asked about and the
+    second does, from the second: "Ben is allergic to bee stings." is the note's preamble
+    to "where do you jab the EpiPen?", and would crowd out "push it into the thigh"."""
+    sentences = _sentences(text)
+    if len(sentences) <= max_sentences or names(sentences[0]) or not names(sentences[1]):
+        return spoken_form(text, max_sentences)
+    return spoken_form(" ".join(sentences[1:]), max_sentences)

@@ -1298,6 +1298,12 @@ def names_what_happens(question: str, *texts: str) -> bool:
     )
 
 
+def names_any_asked(question: str, text: str) -> bool:
+    """Whether the text says any word the question asks with (function words aside)."""
+    have = words_of(text)
+    return any(stem(w) in have for w in content_words(question) if w not in FUNCTION_WORDS)
+
+
 def _pieces(text: str) -> list[str]:
     """A text's lines and sentences."""
     return [s for line in text.splitlines() for s in SENTENCE_BREAK.split(line) if s.strip()]

@@ -32,7 +32,7 @@ from ..models import (
     SourceRun,
 )
 from ..sources.base import INSTEAD_OF, QueryContext
-from ..spoken import spoken_choosing, spoken_form
+from ..spoken import spoken_choosing, spoken_form, spoken_from_named
 from ..textmatch import without_fillers
 from .cache import AnswerCache
 from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
@@ -1238,9 +1238,14 @@ _QUOTED = frozenset({"rag", "memory"})
 
 def _spoken_answer(text: str, question: str | None, sentences: int) -> str:
     """A quoted answer's spoken form says the sentence that gives the kind of fact asked
-    (a date for "when", a number for "how much"), wherever the quote put it."""
-    if question is None or not relevance.asks_kind(question):
+    (a date for "when", a number for "how much"), wherever the quote put it; for other
+    questions it skips an opening sentence that names nothing asked about."""
+    if question is None:
         return spoken_form(text, sentences)
+    if not relevance.asks_kind(question):
+        return spoken_from_named(
+            text, sentences, functools.partial(relevance.names_any_asked, question)
+        )
     return spoken_choosing(
         text, sentences, functools.partial(relevance.gives_what_is_asked, question)
     )
