@@ -256,9 +256,9 @@ class LLMService:
         return info
 
     def _pick_embedding(self) -> ModelFile | None:
-        spec = (self.settings.llm.embedding_model or "auto").strip()
-        if spec.lower() in ("off", "none"):
+        if not self.settings.llm.embedding_expected:
             return None
+        spec = (self.settings.llm.embedding_model or "auto").strip()
         if spec.lower() == "auto":
             found = scan(self.folder)
             if found.embedding:
