@@ -38,8 +38,10 @@ from .api import (
 from .const import (
     CONF_DEFAULT_SOURCE,
     CONF_FUSION_SOURCES,
+    CONF_HAND_COMMANDS,
     CONF_RESPONSE_LENGTH,
     CONF_USE_LOCAL_MODEL,
+    DEFAULT_HAND_COMMANDS,
     DEFAULT_NAME,
     DEFAULT_PORT,
     DEFAULT_RESPONSE_LENGTH,
@@ -220,7 +222,7 @@ class MnemolisConfigFlow(ConfigFlow, domain=DOMAIN):
 
 
 class MnemolisOptionsFlow(OptionsFlow):
-    """Default source, fusion sources, local-model phrasing, spoken answer length."""
+    """Default source, fusion sources, local-model phrasing, spoken answer length, commands."""
 
     async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """One form; read at call time, so no reload is needed."""
@@ -235,6 +237,7 @@ class MnemolisOptionsFlow(OptionsFlow):
             CONF_FUSION_SOURCES: [],
             CONF_USE_LOCAL_MODEL: False,
             CONF_RESPONSE_LENGTH: DEFAULT_RESPONSE_LENGTH,
+            CONF_HAND_COMMANDS: DEFAULT_HAND_COMMANDS,
             **self.config_entry.options,
             **(user_input or {}),
         }
@@ -260,6 +263,7 @@ class MnemolisOptionsFlow(OptionsFlow):
                         mode=SelectSelectorMode.LIST,
                     )
                 ),
+                vol.Required(CONF_HAND_COMMANDS): BooleanSelector(),
             }
         )
         return self.async_show_form(

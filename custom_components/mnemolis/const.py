@@ -32,10 +32,12 @@ CONF_DEFAULT_SOURCE: Final = "default_source"
 CONF_FUSION_SOURCES: Final = "fusion_sources"
 CONF_USE_LOCAL_MODEL: Final = "use_local_model"
 CONF_RESPONSE_LENGTH: Final = "response_length"
+CONF_HAND_COMMANDS: Final = "hand_commands"
 
 RESPONSE_LENGTHS: Final = ("short", "medium", "full")
 DEFAULT_SOURCE: Final = "auto"
 DEFAULT_RESPONSE_LENGTH: Final = "medium"
+DEFAULT_HAND_COMMANDS: Final = True
 
 # Service (action) names and fields.
 SERVICE_SEARCH: Final = "search"

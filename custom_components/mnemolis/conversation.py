@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from homeassistant.components import conversation
-from homeassistant.core import HomeAssistant
+from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .api import MnemolisError
 from .const import (
+    CONF_HAND_COMMANDS,
     CONF_RESPONSE_LENGTH,
     CONF_USE_LOCAL_MODEL,
+    DEFAULT_HAND_COMMANDS,
     DEFAULT_RESPONSE_LENGTH,
     LOGGER,
 )
 from .coordinator import MnemolisConfigEntry
 from .entity import device_identifier, device_info, server_version
 from .services import async_search, device_area, max_query_chars
+
+if TYPE_CHECKING:
+    from hassil.recognize import RecognizeResult
 
 PARALLEL_UPDATES = 0
 
@@ -29,6 +34,18 @@ SUPPORTED_LANGUAGES = ["en"]
 
 # Sentences and characters a spoken answer may use, per response-length option.
 LENGTH_LIMITS: dict[str, tuple[int, int]] = {"short": (1, 200), "medium": (3, 500)}
+
+# Home Assistant's question intents: the server reads these sentences itself and answers
+# them with its sources. Any other intent Home Assistant recognises is a command for it.
+ANSWERED_BY_MNEMOLIS = frozenset(
+    {
+        intent.INTENT_GET_STATE,
+        intent.INTENT_GET_TEMPERATURE,
+        intent.INTENT_GET_CURRENT_DATE,
+        intent.INTENT_GET_CURRENT_TIME,
+        "HassGetWeather",
+    }
+)
 
 APOLOGY = "Sorry, I could not get an answer from Mnemolis right now."
 TOO_LONG = "Sorry, that question is too long for Mnemolis ({length} characters, at most {limit})."
@@ -72,6 +89,12 @@ def _said_url(match: re.Match[str]) -> str:
         return ""
     said = re.sub(r"[<>`]", "", local.group(1)).rstrip("/")
     return f"({said})" if match.group(0).startswith("(") else said
+
+
+@callback
+def _answered_by_mnemolis(result: RecognizeResult) -> bool:
+    """Leaves the question intents to Mnemolis (``True`` filters the match out)."""
+    return result.intent.name in ANSWERED_BY_MNEMOLIS
 
 
 async def async_setup_entry(
@@ -169,7 +192,15 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
-        """Send the utterance (with the conversation id) to ``POST /search``."""
+        """Send the utterance (with the conversation id) to ``POST /search``; a command
+        Home Assistant's own sentences recognise is carried out by Home Assistant."""
+        if self.entry.options.get(CONF_HAND_COMMANDS, DEFAULT_HAND_COMMANDS) and (
+            handled := await conversation.async_handle_intents(
+                self.hass, user_input, intent_filter=_answered_by_mnemolis
+            )
+        ):
+            speech = str(handled.speech.get("plain", {}).get("speech", ""))
+            return self._reply(handled, speech, user_input, chat_log)
         response = intent.IntentResponse(language=user_input.language)
         try:
             speech = await self._answer(
@@ -186,6 +217,16 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
             speech = APOLOGY
         else:
             response.async_set_speech(speech)
+        return self._reply(response, speech, user_input, chat_log)
+
+    def _reply(
+        self,
+        response: intent.IntentResponse,
+        speech: str,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+    ) -> conversation.ConversationResult:
+        """The answer, kept in the chat log so a follow-up sees it."""
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
         )

@@ -14,6 +14,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.mnemolis.const import (
     CONF_DEFAULT_SOURCE,
     CONF_FUSION_SOURCES,
+    CONF_HAND_COMMANDS,
     CONF_RESPONSE_LENGTH,
     CONF_USE_LOCAL_MODEL,
     DOMAIN,
@@ -273,18 +274,32 @@ async def test_options_flow(hass: HomeAssistant, init_integration: MockConfigEnt
     result = await hass.config_entries.options.async_init(init_integration.entry_id)
     assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "init"
+    shown = {str(key): key.description["suggested_value"] for key in result["data_schema"].schema}
+    assert shown == {
+        CONF_DEFAULT_SOURCE: "auto",
+        CONF_FUSION_SOURCES: [],
+        CONF_USE_LOCAL_MODEL: False,
+        CONF_RESPONSE_LENGTH: "medium",
+        CONF_HAND_COMMANDS: True,
+    }
 
     bad = {
         CONF_DEFAULT_SOURCE: "auto",
         CONF_FUSION_SOURCES: ["ha", "forecast"],
         CONF_USE_LOCAL_MODEL: False,
         CONF_RESPONSE_LENGTH: "short",
+        CONF_HAND_COMMANDS: True,
     }
     result = await hass.config_entries.options.async_configure(result["flow_id"], bad)
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {CONF_FUSION_SOURCES: "fusion_sources_need_fusion"}
 
-    good = {**bad, CONF_DEFAULT_SOURCE: "fusion", CONF_USE_LOCAL_MODEL: True}
+    good = {
+        **bad,
+        CONF_DEFAULT_SOURCE: "fusion",
+        CONF_USE_LOCAL_MODEL: True,
+        CONF_HAND_COMMANDS: False,
+    }
     result = await hass.config_entries.options.async_configure(result["flow_id"], good)
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert init_integration.options == good

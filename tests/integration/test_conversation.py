@@ -9,10 +9,14 @@ from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import intent
 from homeassistant.setup import async_setup_component
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import MockConfigEntry, async_mock_service
 from pytest_homeassistant_custom_component.typing import WebSocketGenerator
 
-from custom_components.mnemolis.const import CONF_RESPONSE_LENGTH, CONF_USE_LOCAL_MODEL
+from custom_components.mnemolis.const import (
+    CONF_HAND_COMMANDS,
+    CONF_RESPONSE_LENGTH,
+    CONF_USE_LOCAL_MODEL,
+)
 from custom_components.mnemolis.conversation import APOLOGY, shorten
 
 from .fake_server import Answer, FakeMnemolis
@@ -63,6 +67,33 @@ async def test_no_answer_says_so(
     """Nobody could answer: the agent says what the router said, not an error."""
     result = await _ask(hass, "What is the meaning of life?")
     assert _speech(result) == "No source could answer this question."
+
+
+async def test_a_command_is_carried_out_by_home_assistant(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """ "Turn off the kitchen light" switches the light through Home Assistant's own
+    intents; a question about it still goes to Mnemolis; with the option off, so does
+    the command."""
+    assert await async_setup_component(hass, "intent", {})
+    hass.states.async_set("light.kitchen", "on", {"friendly_name": "Kitchen light"})
+    turned_off = async_mock_service(hass, "light", "turn_off")
+    searches = len(server.requests)
+
+    result = await _ask(hass, "turn off the kitchen light")
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert [call.data["entity_id"] for call in turned_off] == [["light.kitchen"]]
+    assert _speech(result) == "Turned off the light"
+    assert len(server.requests) == searches
+
+    # A state question is one of Home Assistant's sentences too, but Mnemolis answers it.
+    await _ask(hass, "is the kitchen light on?")
+    assert server.requests[-1][2]["query"] == "is the kitchen light on?"
+
+    hass.config_entries.async_update_entry(init_integration, options={CONF_HAND_COMMANDS: False})
+    await _ask(hass, "turn off the kitchen light")
+    assert server.requests[-1][2]["query"] == "turn off the kitchen light"
+    assert len(turned_off) == 1
 
 
 async def test_server_down_apologises(
