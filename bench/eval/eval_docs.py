@@ -20,6 +20,11 @@ Two parts, each through the service layer REST and MCP call (``Mnemolis``):
   household2.yaml) written by a writer who had read only the user docs, never the
   answering code, with contact lists and questions nothing answers; judged the
   same way; issue 28's bar, 0.90 on its held-out half, is printed as the goal.
+* **household-de** — a German household (bench/eval/docs/household-de/ and
+  household-de.yaml: notes, a Markdown wiki and contact list, two appliance pages in
+  HTML, a lease and an insurance summary as PDFs, memories, 110 questions in German)
+  by another writer who had read only the user docs; asked with ``language: de`` as
+  a German Assist pipeline sends it, and judged the same way.
 
 Prints Markdown tables, the tuned half and the held-out half apart (the split is
 fixed in the data files; only the held-out score is printed for it), and exits 1
@@ -33,7 +38,8 @@ docs/household2-dev2.yaml and docs/household2-dev3.yaml (three further outside w
 who read only the user docs and the documents; the second's and third's questions are
 their own "dev2" and "dev3" columns), and prints no held-out score.
 
-    .venv/server/bin/python bench/eval/eval_docs.py [--part corpus|household|household2]
+    .venv/server/bin/python bench/eval/eval_docs.py
+        [--part corpus|household|household2|household-de]
         [--no-model] [--dev] [--failures tune|none] [--keep DIR]
 """
 
@@ -85,6 +91,16 @@ HOUSEHOLD2_DEV2 = HERE / "household2-dev2.yaml"
 HOUSEHOLD2_DEV3 = HERE / "household2-dev3.yaml"
 HOUSEHOLD2_GOAL = 0.90
 HOUSEHOLD2_THRESHOLD = 0.76
+# A German household (bench/eval/docs/household-de/), written in German by an outside
+# writer who had read only the user docs (2026-12-05): documents, memories and questions
+# in another language than the answering rules'. Its questions are asked with
+# ``language: de``, as a German Assist pipeline sends them. The answering rules read
+# English: the held-out half reaches 0.455 (50/110, 2026-12-05); the exit code guards
+# that figure with a margin of three answers.
+HOUSEHOLD_DE = HERE / "household-de.yaml"
+HOUSEHOLD_DE_DIR = HERE / "household-de"
+HOUSEHOLD_DE_GOAL = 0.90
+HOUSEHOLD_DE_THRESHOLD = 0.40
 MODES = ("keyword", "semantic", "hybrid")
 # The issue's bars, on the held-out half.
 RECALL_BAR = 0.90
@@ -381,6 +397,8 @@ def make_pdf(pages: list[list[str]]) -> bytes:
                 NameObject("/Type"): NameObject("/Font"),
                 NameObject("/Subtype"): NameObject("/Type1"),
                 NameObject("/BaseFont"): NameObject("/Helvetica"),
+                # Windows-1252: "ä", "ß" and "€" as a German PDF writes them.
+                NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
             }
         )
         page[NameObject("/Resources")] = DictionaryObject(
@@ -392,7 +410,7 @@ def make_pdf(pages: list[list[str]]) -> bytes:
             ops.append(f"({safe}) Tj T*")
         ops.append("ET")
         stream = DecodedStreamObject()
-        stream.set_data("\n".join(ops).encode("latin-1"))
+        stream.set_data("\n".join(ops).encode("cp1252"))
         page[NameObject("/Contents")] = writer._add_object(stream)
     out = io.BytesIO()
     writer.write(out)
@@ -489,7 +507,7 @@ async def run_household(
             q = case["q"]
             wants = case.get("says", [])
             allow = set(case.get("facts", [])) | set(case.get("allow", []))
-            result = await core.search(SearchRequest(query=q))
+            result = await core.search(SearchRequest(query=q, language=spec.get("language")))
             for what, text in (("result", result.result), ("spoken", result.spoken)):
                 why = judge_answer(text, wants, facts, allow)
                 if not why and case.get("nothing"):
@@ -547,7 +565,9 @@ async def run_household(
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--part", choices=("corpus", "household", "household2", "all"), default="all"
+        "--part",
+        choices=("corpus", "household", "household2", "household-de", "all"),
+        default="all",
     )
     parser.add_argument("--no-model", action="store_true", help="hashing fallback, no model")
     parser.add_argument("--failures", choices=("tune", "none"), default="none")
@@ -571,6 +591,18 @@ async def main() -> int:
             ok = (
                 await run_household(
                     args, scratch, HOUSEHOLD2, HOUSEHOLD2_DIR, HOUSEHOLD2_THRESHOLD, HOUSEHOLD2_GOAL
+                )
+                and ok
+            )
+        if args.part in ("household-de", "all") and HOUSEHOLD_DE.is_file():
+            ok = (
+                await run_household(
+                    args,
+                    scratch,
+                    HOUSEHOLD_DE,
+                    HOUSEHOLD_DE_DIR,
+                    HOUSEHOLD_DE_THRESHOLD,
+                    HOUSEHOLD_DE_GOAL,
                 )
                 and ok
             )
