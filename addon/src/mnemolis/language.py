@@ -13,14 +13,16 @@ or the home's own language can name it outright.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
-from ..assist.grammar import AND_WORDS
+import snowballstemmer
+from stop_words import get_stop_words
 
 ENGLISH = "en"
-ONLY_ENGLISH = "Sorry, I could not understand that."
 
 # The grammar languages a detected language (family or script) may be, likeliest first.
 _CODES: dict[str, tuple[str, ...]] = {
@@ -134,7 +136,7 @@ def detect(text: str) -> Language:
     words = [w.lower() for w in _WORD.findall(text)]
     foreign_words = [w for w in words if w in _ANY_FOREIGN]
     if len(foreign_words) < 2:
-        return _ENGLISH_RESULT  # the common case: nothing foreign to weigh
+        return _by_stop_lists(words)  # the common case: English
     english = sum(1 for w in words if w in _ENGLISH)
     best, hits = "", 0
     for name, vocab in _FOREIGN.items():
@@ -148,6 +150,28 @@ def detect(text: str) -> Language:
     # Clearly foreign: at least two foreign signals and more of them than English words.
     if hits >= 2 and foreign > english:
         return Language(best, f"looks like {best} ({hits} common {best} words)")
+    return _ENGLISH_RESULT
+
+
+# A question whose everyday function words are few but whose language's full list
+# ("welchen", "soll", "haben") holds at least this many of its words, more than twice
+# as many as English's does, is in that language.
+_STOP_HITS = 3
+
+
+def _by_stop_lists(words: list[str]) -> Language:
+    """The language whose stop-word list holds most of the words, when clearly not English."""
+    english = _stop_list(ENGLISH)
+    in_english = sum(1 for w in words if w in english)
+    best, hits = "", 0
+    for name in _STOP_LISTS:
+        if name != ENGLISH:
+            stop = _stop_list(name)
+            n = sum(1 for w in words if w in stop and w not in english)
+            if n > hits:
+                best, hits = name, n
+    if hits >= _STOP_HITS and hits > 2 * in_english:
+        return Language(best, f"looks like {best} ({hits} {best} function words)")
     return _ENGLISH_RESULT
 
 
@@ -166,19 +190,80 @@ def _script(c: str) -> str:
     }.get(first, first.title())
 
 
+# The stop-word lists (python-stop-words, from the Snowball and ranks.nl lists) of each
+# detected language: a family stands for every language in it.
+_STOP_LISTS: dict[str, tuple[str, ...]] = {
+    ENGLISH: ("english",),
+    "German": ("german",),
+    "French": ("french",),
+    "Spanish": ("spanish",),
+    "Italian": ("italian",),
+    "Portuguese": ("portuguese",),
+    "Dutch": ("dutch",),
+    "Polish": ("polish",),
+    "Scandinavian": ("swedish", "danish", "norwegian"),
+    "Turkish": ("turkish",),
+}
+
+
+# The Snowball stemmer of each detected language (a family's first language).
+_STEMMERS: dict[str, str] = {
+    "German": "german",
+    "French": "french",
+    "Spanish": "spanish",
+    "Italian": "italian",
+    "Portuguese": "portuguese",
+    "Dutch": "dutch",
+    "Polish": "polish",
+    "Scandinavian": "swedish",
+    "Turkish": "turkish",
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _stop_list(name: str) -> frozenset[str]:
+    words = {w.strip().lower() for lang in _STOP_LISTS.get(name, ()) for w in get_stop_words(lang)}
+    # Folded too: the full-text index and the word matching drop diacritics ("für", "fur").
+    folded = {
+        "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
+        for w in words
+    }
+    return frozenset(w for w in words | folded if w)
+
+
+@functools.lru_cache(maxsize=1024)
+def stop_words_of(text: str) -> frozenset[str]:
+    """The function words of the language a question is in, when it is not English
+    (English's own are the knowledge store's): "wie", "das", "soll" carry no subject."""
+    code = detect(text).code
+    return frozenset() if code == ENGLISH else _stop_list(code)
+
+
+@functools.lru_cache(maxsize=1024)
+def foreign(text: str) -> str | None:
+    """The language a question is in when it is not English and its words can be stemmed
+    in it (a name of ``_STEMMERS``); None for English and for scripts without one."""
+    code = detect(text).code
+    return code if code in _STEMMERS else None
+
+
+@functools.lru_cache(maxsize=16)
+def _stemmer(name: str) -> Any:  # a snowballstemmer Stemmer (untyped)
+    return snowballstemmer.stemmer(_STEMMERS[name])
+
+
+@functools.lru_cache(maxsize=65536)
+def stem_in(name: str, word: str) -> str:
+    """A word's Snowball stem in a language (``foreign``'s names), without diacritics:
+    "Tonnen" and "Tonne", "Gäste" and "Gast" meet."""
+    stemmed = _stemmer(name).stemWord(word.lower())
+    return "".join(
+        c for c in unicodedata.normalize("NFKD", stemmed) if not unicodedata.combining(c)
+    )
+
+
 def code_of(name: str) -> tuple[str, ...]:
     """The language codes a detected language (or script) name may stand for."""
     if name == ENGLISH:
         return ()
     return _CODES.get(name, ())
-
-
-def split_and(text: str, language: str | None) -> list[str]:
-    """A question in one breath cut at commas and the language's "and" (the caller
-    keeps the cut only when every piece reads as a question of its own)."""
-    words = AND_WORDS.get(language or "", ())
-    if not words:
-        return [text]
-    joined = "|".join(re.escape(w) for w in words)
-    pieces = re.split(rf"\s*,\s*(?:(?:{joined})\s+)?|\s+(?:{joined})\s+", text, flags=re.I)
-    return [p.strip(" ,") for p in pieces if p and p.strip(" ,")]

@@ -44,6 +44,33 @@ _NEVER_ENDS = [
     "Dept",
     "est",
     "Est",
+    # German, French, Spanish and Dutch abbreviations a household's notes use
+    # ("bzw.", "inkl.", "Hr. Meier", "env. 20 €", "aprox.", "bijv.").
+    "bzw",
+    "usw",
+    "inkl",
+    "exkl",
+    "ggf",
+    "evtl",
+    "vgl",
+    "Str",
+    "str",
+    "Hr",
+    "Hrn",
+    "Mme",
+    "Mlle",
+    "env",
+    "aprox",
+    "Sra",
+    "Srta",
+    "Dra",
+    "Ud",
+    "Uds",
+    "bijv",
+    "dhr",
+    "Dhr",
+    "mevr",
+    "Mevr",
 ]
 _BEFORE_CAPITAL = [
     "No",
@@ -78,6 +105,8 @@ SENTENCE_BREAK = re.compile(
     r"(?<=[.!?])"
     + _not_after(_NEVER_ENDS)
     + r"(?<!\b[A-Z]\.)"
+    # A letter alone before the stop is an abbreviation's ("z. B.", "d. h.", "u. a.").
+    + r"(?<!(?<![^\W\d_])[a-z]\.)"
     + r"(?:"
     + _not_after(_BEFORE_CAPITAL)
     + r"|(?=\s+[\"'\u201c\u2018(\[]?[A-Z]))"

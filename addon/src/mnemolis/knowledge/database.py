@@ -110,8 +110,9 @@ TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts b
 # mark repeated underlines a title, as in reStructuredText, a definition list's term
 # that asks heads its definition, reStructuredText comments left out; 11: a contents
 # entry that tells before it asks read whole; 12: reStructuredText targets, directive
-# lines and their options left out).
-INDEX_FORMAT = "12"
+# lines and their options left out; 13: a sentence never ends at "z. B.", "bzw.",
+# "inkl." or another language's abbreviation).
+INDEX_FORMAT = "13"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from .. import textmatch
+from ..language import foreign, stem_in, stop_words_of
 from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
 from . import thesaurus
@@ -102,6 +103,13 @@ def words_of(text: str) -> frozenset[str]:
         if fold(a) not in STOPWORDS and fold(b) not in STOPWORDS
     ]
     return frozenset(stem(fold(w)) for w in words) | frozenset(_NUMBER_TOKEN.findall(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def stems_in(language: str, text: str) -> frozenset[str]:
+    """A text's words by their stems in the language a question is in (Snowball's): a
+    question in German meets its documents' inflections, which English stems do not."""
+    return frozenset(stem_in(language, w) for w in _WORD.findall(joined(text)))
 
 
 @functools.lru_cache(maxsize=512)
@@ -668,6 +676,7 @@ def word_coverage(
     held = codes & frozenset().union(*(_codes(t) for t in texts)) if len(codes) > 1 else codes
     # A name is said only as itself: the dog Biscuit is not in a recipe's "biscuits".
     names = names_in(question)
+    tongue = foreign(question)
     for w in wanted:
         key = stem(w)
         if w in names:
@@ -682,6 +691,10 @@ def word_coverage(
             total -= given.get(w, 1.0)
         elif key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
             found += given.get(w, 1.0)
+        elif tongue and stem_in(tongue, w) in frozenset().union(
+            *(stems_in(tongue, t) for t in texts)
+        ):
+            found += given.get(w, 1.0)  # "Tonnen" is said by "Tonne" (in German)
         elif (
             key in _COST_WORDS
             and _ASKS_COST.match(asked(question))
@@ -700,11 +713,32 @@ def word_coverage(
             or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
         ):
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
-        elif key in around:
+        elif key in around or (
+            tongue and stem_in(tongue, w) in frozenset().union(*(stems_in(tongue, t) for t in weak))
+        ):
             found += CONTEXT_SHARE * given.get(w, 1.0)
         elif any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ())):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
     return found / total if total > 0 else 0.0
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})+")
+
+
+def names_compounds(question: str, *texts: str) -> bool:
+    """In another language, a thing named by a compound with a hyphen ("Netflix-Passwort",
+    "Kfz-Versicherung") is there only when each of its parts is (the wifi's "Passwort" is
+    no Netflix password); English questions have their own checks for this."""
+    tongue = foreign(question)
+    if tongue is None:
+        return True
+    stems = frozenset().union(*(stems_in(tongue, t) for t in texts))
+    return all(
+        stem_in(tongue, part) in stems
+        for compound in _HYPHENATED.findall(question)
+        for part in compound.split("-")
+        if part.lower() not in stop_words_of(question)
+    )
 
 
 def _said(alt: frozenset[str], have: frozenset[str], texts: tuple[str, ...]) -> bool:
@@ -1364,6 +1398,7 @@ class Match:
     time: bool = True  # the text gives a time when "when …?" is all that is asked
     number: bool = True  # the text gives a phone number when only that is asked
     attribute: bool = True  # the text holds the attribute asked for (the *password*)
+    alone: bool = True  # the model's meaning may answer on its own (an English question)
 
     @property
     def answers(self) -> bool:
@@ -1379,13 +1414,13 @@ class Match:
             return False
         if self.things and min(self.words, self.meaning or 0.0) >= AGREE:
             return True  # never when a thing asked about is missing (the car's *insurance*)
-        return max(self.words, self.meaning or 0.0) >= ANSWERS
+        return max(self.words, (self.meaning or 0.0) if self.alone else 0.0) >= ANSWERS
 
     @property
     def near(self) -> bool:
         """The model puts the text near the question, though short of answering, and no
         check says it is about another thing: as the nearest of all, it answers."""
-        if self.meaning is None or self.meaning < meaning(NEAREST_SIMILARITY):
+        if not self.alone or self.meaning is None or self.meaning < meaning(NEAREST_SIMILARITY):
             return False
         checks = (self.things, self.codes, self.number, self.attribute, self.owner, self.time)
         return all(checks) and not self.rival
@@ -1417,7 +1452,11 @@ def match(
     codes = holds_named_codes(question, *texts, *weak)
     rival = names_a_rival(question, *texts, *weak)
     number = gives_the_number(question, *texts)
-    attribute = (held is None or held[0]) and names_the_measured(question, *texts, *weak)
+    attribute = (
+        (held is None or held[0])
+        and names_the_measured(question, *texts, *weak)
+        and names_compounds(question, *texts, *weak)
+    )
     owner = names_owners(question, *texts, *weak, strict=False) and names_subjects(
         question, *texts, *weak
     )
@@ -1435,7 +1474,13 @@ def match(
     said = meaning(similarity)
     unrelated = similarity is not None and said < UNRELATED
     things = names_every_thing(question, *texts, *weak)
-    return Match(words, said, unrelated, things, codes, rival, owner, time, number, attribute)
+    # The bundled model reads English: between a German question and German notes its
+    # cosine is nearly as high for unrelated sentences as for the answer, so in another
+    # language it only confirms what the words say, never answers alone.
+    alone = foreign(question) is None
+    return Match(
+        words, said, unrelated, things, codes, rival, owner, time, number, attribute, alone
+    )
 
 
 # "What's the Netflix password?", "what is the vet's number?": the question asks for one

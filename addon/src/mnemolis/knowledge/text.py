@@ -6,6 +6,7 @@ import re
 from collections.abc import Hashable, Sequence
 
 from .. import textmatch
+from ..language import stop_words_of
 
 _STOP = (
     "a an and are as at be but by can could did do does for from had has have how i if in is it "
@@ -50,14 +51,16 @@ def joined(text: str) -> str:
 
 
 def query_tokens(text: str) -> list[str]:
-    """Lower-cased word tokens, stop words dropped unless nothing else is left.
+    """Lower-cased word tokens, stop words dropped unless nothing else is left (English's,
+    and those of the language the question is in when it is not English).
 
     Contractions are expanded and possessives dropped first (textmatch), so
     "what's Dave's number?" asks for "dave" and "number", not for an "s"; "wi-fi"
     asks for "wifi".
     """
     words = textmatch.words(joined(textmatch.normalize(text)))
-    kept = [w for w in words if w not in STOPWORDS]
+    foreign = stop_words_of(text)
+    kept = [w for w in words if w not in STOPWORDS and w not in foreign]
     return list(dict.fromkeys(kept or words))
 
 

@@ -405,11 +405,15 @@ def _named_first(question: str, unit: str) -> str:
     return first.group(1) if name in relevance.words_of(question) and name not in STOPWORDS else ""
 
 
-def _telling(question: str, weights: dict[str, float], units: list[str]) -> dict[str, float]:
+def _telling(
+    question: str, weights: dict[str, float], units: list[str], heading: str = ""
+) -> dict[str, float]:
     """Weights for choosing among a passage's sentences: a word most of them say (itself
     or by a synonym) tells them apart less ("collected" — or "picked up" — is said of two
-    bins, "recycling" of one)."""
+    bins, "recycling" of one), and so does one the heading says, which frames them all
+    ("## Wifi": the password's sentence answers "the wifi password", not the network's)."""
     held = [relevance.words_of(u) for u in units]
+    framed = relevance.words_of(heading.rsplit(" > ", 1)[-1]) if heading else frozenset()
     alternatives = relevance.synonyms(question)
     out = dict(weights)
     for w in relevance.content_words(question):
@@ -419,6 +423,8 @@ def _telling(question: str, weights: dict[str, float], units: list[str]) -> dict
             for words in held
             if key in words or any(alt <= words for alt in alternatives.get(key, ()))
         )
+        if n and key in framed:
+            n = len(units)
         if n > 1:
             out[w] = out.get(w, 1.0) / n
     return out
@@ -513,17 +519,23 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             return f"{last} — {text[mark.end() :] if mark else text}"
         return clip(units[0] if units else text, QUOTE_CHARS)
     telling = _telling(question, weights, units)
+    # Which sentence answers is chosen with the heading's words framing them all; whether
+    # to read on from it, with every word as it is ("## Battery": the battery's life and
+    # "replace the whole alarm" answer together).
+    framed = _telling(question, weights, units, heading)
     scores = [relevance.word_coverage(question, telling, u) for u in units]
+    chosen = [relevance.word_coverage(question, framed, u) for u in units]
     said = list(scores)  # what each sentence says in its own words: whether to read on
     for i in range(1, len(units)):
         name = _named_first(question, units[i - 1]) if _about_a_person(units[i]) else ""
         if name:
             # "He needs Roo or he won't settle" says it of Lachie, named the sentence before.
             scores[i] = relevance.word_coverage(question, telling, units[i], name)
+            chosen[i] = relevance.word_coverage(question, framed, units[i], name)
     # Ties: the unit naming the thing asked ("the blue bin": the recycling line).
     asked_things = relevance.things_of(question)
     named = [len(asked_things & relevance.things_of(u)) for u in units]
-    best = max(range(len(units)), key=lambda i: (scores[i], named[i], -i))
+    best = max(range(len(units)), key=lambda i: (chosen[i], scores[i], named[i], -i))
     if relevance.asks_kind(question) and not relevance.gives_what_is_asked(question, units[best]):
         # "Is 2.5 bar too high?" is answered by what the gauge should read, not by the
         # sentence sharing more words ("Below 0.5 bar the boiler shuts down").
