@@ -9,6 +9,10 @@ Italian, Portuguese, Dutch, Polish, the Scandinavian languages, Turkish). A
 question with no clear foreign signal is English: names, product words and typos
 never trip it. The guess only orders the languages the grammar tries; a request
 or the home's own language can name it outright.
+
+Documents and memories read a question in one of those languages with its own
+stop words (python-stop-words' lists, which also tell the language when the
+everyday function words above are too few) and its Snowball stems.
 """
 
 from __future__ import annotations
