@@ -677,6 +677,12 @@ def word_coverage(
     # A name is said only as itself: the dog Biscuit is not in a recipe's "biscuits".
     names = names_in(question)
     tongue = foreign(question)
+    # The texts' words by their stems in the question's language, when it is not English.
+    inflected: frozenset[str] = frozenset()
+    inflected_around: frozenset[str] = frozenset()
+    if tongue:
+        inflected = frozenset().union(*(stems_in(tongue, t) for t in texts))
+        inflected_around = frozenset().union(*(stems_in(tongue, t) for t in weak))
     for w in wanted:
         key = stem(w)
         if w in names:
@@ -691,9 +697,7 @@ def word_coverage(
             total -= given.get(w, 1.0)
         elif key in have or (key in _KIND_WORDS and gives_what_is_asked(question, *texts)):
             found += given.get(w, 1.0)
-        elif tongue and stem_in(tongue, w) in frozenset().union(
-            *(stems_in(tongue, t) for t in texts)
-        ):
+        elif tongue and stem_in(tongue, w) in inflected:
             found += given.get(w, 1.0)  # "Tonnen" is said by "Tonne" (in German)
         elif (
             key in _COST_WORDS
@@ -713,9 +717,7 @@ def word_coverage(
             or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
         ):
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
-        elif key in around or (
-            tongue and stem_in(tongue, w) in frozenset().union(*(stems_in(tongue, t) for t in weak))
-        ):
+        elif key in around or (tongue and stem_in(tongue, w) in inflected_around):
             found += CONTEXT_SHARE * given.get(w, 1.0)
         elif any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ())):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
