@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
 from homeassistant.components import conversation
@@ -89,6 +91,11 @@ def _said_url(match: re.Match[str]) -> str:
         return ""
     said = re.sub(r"[<>`]", "", local.group(1)).rstrip("/")
     return f"({said})" if match.group(0).startswith("(") else said
+
+
+_INTENTS_TAKE_CHAT_LOG = (
+    "chat_log" in inspect.signature(conversation.async_handle_intents).parameters
+)
 
 
 @callback
@@ -195,9 +202,7 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
         """Send the utterance (with the conversation id) to ``POST /search``; a command
         Home Assistant's own sentences recognise is carried out by Home Assistant."""
         if self.entry.options.get(CONF_HAND_COMMANDS, DEFAULT_HAND_COMMANDS) and (
-            handled := await conversation.async_handle_intents(
-                self.hass, user_input, intent_filter=_answered_by_mnemolis
-            )
+            handled := await self._carried_out(user_input, chat_log)
         ):
             speech = str(handled.speech.get("plain", {}).get("speech", ""))
             return self._reply(handled, speech, user_input, chat_log)
@@ -219,6 +224,15 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
             response.async_set_speech(speech)
         return self._reply(response, speech, user_input, chat_log)
 
+    async def _carried_out(
+        self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
+    ) -> intent.IntentResponse | None:
+        """Home Assistant's reply when its own sentences recognise a command, strictly."""
+        handle: Callable[..., Awaitable[intent.IntentResponse | None]]
+        handle = conversation.async_handle_intents
+        log = (chat_log,) if _INTENTS_TAKE_CHAT_LOG else ()
+        return await handle(self.hass, user_input, *log, intent_filter=_answered_by_mnemolis)
+
     def _reply(
         self,
         response: intent.IntentResponse,
@@ -226,10 +240,13 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
-        """The answer, kept in the chat log so a follow-up sees it."""
-        chat_log.async_add_assistant_content_without_tools(
-            conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
-        )
+        """The answer, kept in the chat log so a follow-up sees it (once: a Home Assistant
+        that handled a command may have logged its reply already)."""
+        last = chat_log.content[-1] if chat_log.content else None
+        if not (isinstance(last, conversation.AssistantContent) and last.content == speech):
+            chat_log.async_add_assistant_content_without_tools(
+                conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
+            )
         return conversation.ConversationResult(
             response=response,
             conversation_id=chat_log.conversation_id,

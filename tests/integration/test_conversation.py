@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 from homeassistant.components import conversation
@@ -94,6 +95,55 @@ async def test_a_command_is_carried_out_by_home_assistant(
     await _ask(hass, "turn off the kitchen light")
     assert server.requests[-1][2]["query"] == "turn off the kitchen light"
     assert len(turned_off) == 1
+
+
+async def test_a_command_is_handed_over_with_the_chat_log_where_ha_takes_it(
+    hass: HomeAssistant,
+    server: FakeMnemolis,
+    init_integration: MockConfigEntry,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Home Assistant after 2025.4 takes the chat log in ``async_handle_intents``: the
+    agent passes it, and a reply Home Assistant logged itself is not logged twice."""
+    from homeassistant.helpers import chat_session
+
+    from custom_components.mnemolis import conversation as agent
+
+    assert await async_setup_component(hass, "intent", {})
+    hass.states.async_set("light.kitchen", "on", {"friendly_name": "Kitchen light"})
+    turned_off = async_mock_service(hass, "light", "turn_off")
+    handled_before = conversation.async_handle_intents
+    logs: list[conversation.ChatLog] = []
+
+    async def newer(
+        hass: HomeAssistant,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        *,
+        intent_filter: Any = None,
+    ) -> intent.IntentResponse | None:
+        logs.append(chat_log)
+        response = await handled_before(hass, user_input, intent_filter=intent_filter)
+        if response is not None:
+            speech = response.speech["plain"]["speech"]
+            chat_log.async_add_assistant_content_without_tools(
+                conversation.AssistantContent(
+                    agent_id="conversation.home_assistant", content=speech
+                )
+            )
+        return response
+
+    monkeypatch.setattr(agent, "_INTENTS_TAKE_CHAT_LOG", True)
+    monkeypatch.setattr(conversation, "async_handle_intents", newer)
+    result = await _ask(hass, "turn off the kitchen light")
+    assert _speech(result) == "Turned off the light"
+    assert len(turned_off) == 1 and len(logs) == 1
+    with (
+        chat_session.async_get_chat_session(hass, result.conversation_id) as session,
+        conversation.async_get_chat_log(hass, session) as chat_log,
+    ):
+        replies = [c for c in chat_log.content if isinstance(c, conversation.AssistantContent)]
+    assert [c.content for c in replies] == ["Turned off the light"]
 
 
 async def test_server_down_apologises(
