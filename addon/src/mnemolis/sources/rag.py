@@ -524,14 +524,23 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     # "replace the whole alarm" answer together).
     framed = _telling(question, weights, units, heading)
     scores = [relevance.word_coverage(question, telling, u) for u in units]
-    chosen = [relevance.word_coverage(question, framed, u) for u in units]
+    # Most headings say none of the question's words: then the two weighings agree.
+    chosen = (
+        list(scores)
+        if framed == telling
+        else [relevance.word_coverage(question, framed, u) for u in units]
+    )
     said = list(scores)  # what each sentence says in its own words: whether to read on
     for i in range(1, len(units)):
         name = _named_first(question, units[i - 1]) if _about_a_person(units[i]) else ""
         if name:
             # "He needs Roo or he won't settle" says it of Lachie, named the sentence before.
             scores[i] = relevance.word_coverage(question, telling, units[i], name)
-            chosen[i] = relevance.word_coverage(question, framed, units[i], name)
+            chosen[i] = (
+                scores[i]
+                if framed == telling
+                else relevance.word_coverage(question, framed, units[i], name)
+            )
     # Ties: the unit naming the thing asked ("the blue bin": the recycling line).
     asked_things = relevance.things_of(question)
     named = [len(asked_things & relevance.things_of(u)) for u in units]
