@@ -25,6 +25,10 @@ Two parts, each through the service layer REST and MCP call (``Mnemolis``):
   HTML, a lease and an insurance summary as PDFs, memories, 110 questions in German)
   by another writer who had read only the user docs; asked with ``language: de`` as
   a German Assist pipeline sends it, and judged the same way.
+* **household-de2**, **household-nl** — a second German household and a Dutch one
+  (bench/eval/docs/household-de2/, household-nl/ and their .yaml files), by two
+  further writers who read only the user docs; asked in their language, judged the
+  same way.
 
 Prints Markdown tables, the tuned half and the held-out half apart (the split is
 fixed in the data files; only the held-out score is printed for it), and exits 1
@@ -39,7 +43,7 @@ who read only the user docs and the documents; the second's and third's question
 their own "dev2" and "dev3" columns), and prints no held-out score.
 
     .venv/server/bin/python bench/eval/eval_docs.py
-        [--part corpus|household|household2|household-de]
+        [--part corpus|household|household2|household-de|household-de2|household-nl]
         [--no-model] [--dev] [--failures tune|none] [--keep DIR]
 """
 
@@ -101,6 +105,12 @@ HOUSEHOLD_DE = HERE / "household-de.yaml"
 HOUSEHOLD_DE_DIR = HERE / "household-de"
 HOUSEHOLD_DE_GOAL = 0.90
 HOUSEHOLD_DE_THRESHOLD = 0.40
+# Households in other languages written later by further outside writers who read only
+# the user docs (2026-12-06): a second German one (Familie Schubert, Dresden, 94
+# questions) and a Dutch one (Rotterdam, 92). Each is asked with the language its file
+# names. The exit code guards the held-out figure first measured with compounds read
+# (0.283 and 0.523), less three answers.
+OTHER_HOUSEHOLDS: dict[str, float] = {"household-de2": 0.21, "household-nl": 0.45}
 MODES = ("keyword", "semantic", "hybrid")
 # The issue's bars, on the held-out half.
 RECALL_BAR = 0.90
@@ -566,7 +576,7 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--part",
-        choices=("corpus", "household", "household2", "household-de", "all"),
+        choices=("corpus", "household", "household2", "household-de", *OTHER_HOUSEHOLDS, "all"),
         default="all",
     )
     parser.add_argument("--no-model", action="store_true", help="hashing fallback, no model")
@@ -606,6 +616,15 @@ async def main() -> int:
                 )
                 and ok
             )
+        for name, threshold in OTHER_HOUSEHOLDS.items():
+            spec_file = HERE / f"{name}.yaml"
+            if args.part in (name, "all") and spec_file.is_file():
+                ok = (
+                    await run_household(
+                        args, scratch, spec_file, HERE / name, threshold, HOUSEHOLD_DE_GOAL
+                    )
+                    and ok
+                )
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
