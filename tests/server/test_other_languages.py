@@ -8,11 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mnemolis.knowledge import relevance
 from mnemolis.knowledge.text import query_tokens
-from mnemolis.language import foreign, stem_in, stop_words_of
+from mnemolis.language import asked_in, foreign, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
 
-from .knowledge_helpers import household_client
+from .knowledge_helpers import household_client, store_of
 
 Client = Callable[..., Any]
 
@@ -98,3 +99,72 @@ async def test_a_german_question_nothing_answers_is_refused(
     for language in ("de", None):
         body = await _asked(client, "Was ist das Netflix-Passwort?", language)
         assert body["source_used"] == "none", body
+
+
+# A flat's notes whose words are compounds the questions take apart or put together.
+WOHNUNG = """# Wohnung
+
+## Keller
+Der Schlüssel für den Fahrradkeller hängt am Brett im Flur.
+
+## Gasheizung
+Der Wasserdruck soll zwischen 1,2 und 1,8 bar liegen.
+
+## Verein
+Die Jahresgebühr (netto) beträgt 120 €.
+Die Hefte mit den Protokollen liegen im Regal.
+"""
+
+
+def test_a_compounds_parts_meet_where_a_language_joins_them() -> None:
+    """German writes "Wasserdruck" as one word: "Druck" is said by it, "Heizung" by
+    "Gasheizung", and "Nettogebühr" by "netto" beside "Jahresgebühr". English does not
+    join words so, and its "pressure" is never found inside another word."""
+    with asked_in("de"):
+        assert relevance.word_coverage("Welchen Druck soll die Heizung haben?", None, WOHNUNG) > 0.7
+        assert relevance.word_coverage("Wie ist die Nettogebühr?", None, WOHNUNG) > 0.7
+        # Two compounds of one last part are two things unless the first part is said too.
+        assert relevance.word_coverage("Wie ist die Raumgebühr?", None, "Die Jahresgebühr") == 0.0
+        # A first part alone is no compound's head: "Fahrrad" is not said by "Fahrradkeller".
+        assert relevance.word_coverage("Wo ist das Fahrrad?", None, WOHNUNG) == 0.0
+    assert relevance.word_coverage("what is the pressure?", None, "The airpressure") == 0.0
+
+
+async def test_a_compound_finds_the_passage_that_names_its_part(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Keller" finds the line about the "Fahrradkeller", and "Gasheizung" the pressure
+    under that heading although the line itself says only "Wasserdruck"."""
+    client = await household_client(make_client, tmp_path / "roots", {"wohnung.md": WOHNUNG})
+    body = await _asked(client, "Wo hängt der Schlüssel für den Keller?", "de")
+    assert "Brett im Flur" in body["result"], body
+    body = await _asked(client, "Wie hoch soll der Druck an der Gasheizung sein?", "de")
+    assert "1,2 und 1,8 bar" in body["result"], body
+
+
+def test_the_language_a_request_names_is_the_questions() -> None:
+    """ "Welches Waschmittel nehmen wir?" has too few German function words to tell; a
+    request that says German makes "welches" and "wir" function words, and its words are
+    stemmed as German's."""
+    question = "Welches Waschmittel nehmen wir?"
+    assert foreign(question) is None
+    assert "welches" in query_tokens(question)
+    with asked_in("de-DE"):
+        assert foreign(question) == "German"
+        assert query_tokens(question) == ["waschmittel", "nehmen"]
+        assert "welches" not in relevance.content_words(question)
+    assert "welches" in relevance.content_words(question)  # read apart, not from a cache
+    with asked_in("en"):
+        assert foreign("Welchen Druck soll die Heizung haben?") is None
+
+
+async def test_a_word_of_another_language_is_no_slip(make_client: Client, tmp_path: Path) -> None:
+    """The English dictionary cannot tell a German word from a slip: "heute" stays, though
+    the notes hold "Hefte" one letter away."""
+    client = await household_client(make_client, tmp_path / "roots", {"wohnung.md": WOHNUNG})
+    store = store_of(client)
+    assert await store.respelled("Wo liegen heute die Protokolle?") == (
+        "Wo liegen heute die Protokolle?"
+    )
+    with asked_in("de"):
+        assert await store.respelled("Was ist heute los?") == "Was ist heute los?"

@@ -17,13 +17,17 @@ everyday function words above are too few) and its Snowball stems.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import snowballstemmer
+from home_assistant_intents import get_intents
 from stop_words import get_stop_words
 
 ENGLISH = "en"
@@ -235,20 +239,96 @@ def _stop_list(name: str) -> frozenset[str]:
     return frozenset(w for w in words | folded if w)
 
 
+# The language the request being answered named ("de" from Home Assistant's pipeline),
+# by ``detect``'s names; None when it named none, or one this module does not know.
+_ASKED_IN: ContextVar[str | None] = ContextVar("mnemolis_asked_in", default=None)
+
+
+def named(tag: str | None) -> str | None:
+    """The language a tag stands for, by ``detect``'s names ("de-CH" → "German")."""
+    base = (tag or "").replace("_", "-").split("-")[0].lower()
+    if not base:
+        return None
+    if base == ENGLISH:
+        return ENGLISH
+    return next(
+        (name for name, codes in _CODES.items() if any(c.split("-")[0] == base for c in codes)),
+        None,
+    )
+
+
+@contextlib.contextmanager
+def asked_in(tag: str | None) -> Iterator[None]:
+    """Questions read inside are in the language a request named, whatever their words
+    look like: "Welchen Reifendruck braucht das Lastenrad?" has too few German function
+    words to tell, and Home Assistant's pipeline says it is German."""
+    token = _ASKED_IN.set(named(tag))
+    try:
+        yield
+    finally:
+        _ASKED_IN.reset(token)
+
+
+def language_of(text: str) -> str:
+    """The language a question is in: the one its request named, else ``detect``'s guess."""
+    return _ASKED_IN.get() or _detected(text)
+
+
 @functools.lru_cache(maxsize=1024)
+def _detected(text: str) -> str:
+    return detect(text).code
+
+
+def cached_by_language[F: Callable[..., Any]](maxsize: int) -> Callable[[F], F]:
+    """``functools.lru_cache`` for a reading of a question that depends on its language:
+    the same words asked in a German request and an English one are read apart."""
+
+    def wrap(fn: F) -> F:
+        @functools.lru_cache(maxsize=maxsize)
+        def cached(language: str, *args: Any) -> Any:
+            return fn(*args)
+
+        @functools.wraps(fn)
+        def read(*args: Any) -> Any:
+            return cached(language_of(args[0]) if args else ENGLISH, *args)
+
+        read.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        return cast(F, read)
+
+    return wrap
+
+
 def stop_words_of(text: str) -> frozenset[str]:
     """The function words of the language a question is in, when it is not English
     (English's own are the knowledge store's): "wie", "das", "soll" carry no subject."""
-    code = detect(text).code
-    return frozenset() if code == ENGLISH else _stop_list(code)
+    name = language_of(text)
+    return frozenset() if name == ENGLISH else _stop_words(name)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=16)
+def _stop_words(name: str) -> frozenset[str]:
+    return _stop_list(name) | _skip_words(name)
+
+
+@functools.lru_cache(maxsize=16)
+def _skip_words(name: str) -> frozenset[str]:
+    """The words Home Assistant's grammar skips in a language ("bitte", "mal", "doch"):
+    said around a question, never what it asks about."""
+    words: set[str] = set()
+    for code in _CODES.get(name, ()):
+        try:
+            said = get_intents(code) or {}
+        except (OSError, ValueError):  # a language the installed release lacks
+            continue
+        words.update(w.lower() for phrase in said.get("skip_words", ()) for w in phrase.split())
+    return frozenset(words)
+
+
 def foreign(text: str) -> str | None:
     """The language a question is in when it is not English and its words can be stemmed
     in it (a name of ``_STEMMERS``); None for English and for scripts without one."""
-    code = detect(text).code
-    return code if code in _STEMMERS else None
+    name = language_of(text)
+    return name if name in _STEMMERS else None
 
 
 @functools.lru_cache(maxsize=16)
@@ -271,3 +351,28 @@ def code_of(name: str) -> tuple[str, ...]:
     if name == ENGLISH:
         return ()
     return _CODES.get(name, ())
+
+
+# Languages that write a compound as one word ("Gastherme", "vaatwasser", "tandborste"),
+# its last part naming the kind of thing: "Therme" is said by "Gastherme", and the
+# "Druck" asked about by "Wasserdruck".
+_CLOSED_COMPOUNDS = frozenset({"German", "Dutch", "Scandinavian"})
+#: The shortest last part read as a word of its own: shorter tails (the "ol" of
+#: "Motorol", the "tor" of "Motor") end too many unrelated words.
+HEAD_MIN = 4
+#: The letters German and Dutch put between a compound's parts ("Gemeinschaft-s-arbeit").
+LINKING = ("s", "es", "n", "en", "e")
+#: The shortest first part: a word two letters longer than another is more often an
+#: inflection of it ("Reifen", "Reif") than a compound.
+_MODIFIER_MIN = 3
+
+
+def joins_compounds(name: str | None) -> bool:
+    """Whether a language (``foreign``'s names) writes its compounds as one word."""
+    return name in _CLOSED_COMPOUNDS
+
+
+def heads(head: str, word: str) -> bool:
+    """Whether ``head`` is the last part of the compound ``word`` (both stems, as the
+    same stemmer gives them): "therm" of "gastherm"."""
+    return len(head) >= HEAD_MIN and len(word) - len(head) >= _MODIFIER_MIN and word.endswith(head)

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..language import HEAD_MIN, foreign, heads, joins_compounds
 from ..log import log_files
 from . import relevance
 from .chunking import chunk_sections, embedding_text
@@ -90,6 +91,27 @@ def vocabulary_slips(conn: sqlite3.Connection, vocab: str, term: str) -> list[st
         (term[0], chr(ord(term[0]) + 1), len(term) - 1, len(term) + 1),
     )
     return [str(t) for (t,) in near if relevance.one_edit(term, str(t))]
+
+
+_COMPOUNDS_PER_WORD = 4  # compounds looked up per question word, the most held first
+
+
+def compound_terms(conn: sqlite3.Connection, vocab: str, stems: list[str]) -> list[str]:
+    """The terms of an fts5vocab table that end with a stem, for a language that writes
+    compounds as one word: "Druck" finds the "Wasserdruck" (the few most widely held)."""
+    out: list[str] = []
+    for s in stems:
+        if len(s) >= HEAD_MIN and s.isalpha():
+            out += [
+                str(t)
+                for (t,) in conn.execute(
+                    f"SELECT term FROM {vocab} WHERE term GLOB ? "  # noqa: S608
+                    "ORDER BY doc DESC LIMIT ?",
+                    ("*" + s, _COMPOUNDS_PER_WORD + 1),
+                )
+                if heads(s, str(t))
+            ][:_COMPOUNDS_PER_WORD]
+    return list(dict.fromkeys(out))
 
 
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
@@ -795,7 +817,10 @@ class DocumentDatabase:
             out.extend(relevance.synonym_words(query, token))
             if len(token) >= relevance.TYPO_MIN and len(s) >= relevance.TYPO_MIN - 1:
                 out.extend(vocabulary_slips(conn, "temp.chunks_vocab", s) or ())
-        return out[:16]
+        out = out[:16]
+        if joins_compounds(foreign(query)):
+            out.extend(compound_terms(conn, "temp.chunks_vocab", list(stems.values())))
+        return out
 
     def spellings(self, words: list[str]) -> Spellings:
         """For each word: None when the index holds it, else the words it holds one typing

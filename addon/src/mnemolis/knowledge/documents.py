@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import textmatch
 from ..errors import InvalidArgument, MnemolisError, NotFound, Unavailable
+from ..language import ENGLISH, language_of
 from ..llm import bundled as bundled_model
 from ..settings import Settings
 from . import relevance
@@ -918,7 +919,9 @@ class Documents:
         weights, the thesaurus and the embedding model alike."""
         question = relevance.plainly_put(textmatch.unshortened(question))  # "how do u …"
         english = bundled_model.english_words()  # "steps" is a word, never a slip of "stops"
-        if not english:  # without a dictionary to tell words from slips, nothing is mended
+        # Without a dictionary to tell words from slips, nothing is mended: the English
+        # one would read "heute" as a slip of the household's "Hefte".
+        if not english or language_of(question) != ENGLISH:
             return question
         words = [
             w

@@ -24,7 +24,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from .. import textmatch
-from ..language import foreign, stem_in, stop_words_of
+from ..language import (
+    LINKING,
+    cached_by_language,
+    foreign,
+    heads,
+    joins_compounds,
+    stem_in,
+    stop_words_of,
+)
 from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
 from . import thesaurus
@@ -112,7 +120,7 @@ def stems_in(language: str, text: str) -> frozenset[str]:
     return frozenset(stem_in(language, w) for w in _WORD.findall(joined(text)))
 
 
-@functools.lru_cache(maxsize=512)
+@cached_by_language(512)
 def content_words(question: str) -> tuple[str, ...]:
     """The question's words that carry meaning (stop words dropped), folded."""
     return tuple(dict.fromkeys(fold(w) for w in query_tokens(question)))
@@ -291,7 +299,7 @@ ASIDE_SHARE = 0.25  # what they told first, or why they ask, weighs at most this
 _LIGHT_VERBS = frozenset(["take", "get", "go", "put", "do", "make", "have", "bring", "send"])
 
 
-@functools.lru_cache(maxsize=512)
+@cached_by_language(512)
 def _aside_words(question: str) -> frozenset[str]:
     """Content words of what surrounds the question itself: the situation told before it,
     and a trailing "I need to …" clause; words the question itself says, and the thing
@@ -634,11 +642,16 @@ def _identifier_words(text: str) -> frozenset[str]:
 
 
 def word_coverage(
-    question: str, weights: Mapping[str, float] | None, *texts: str, weak: Iterable[str] = ()
+    question: str,
+    weights: Mapping[str, float] | None,
+    *texts: str,
+    weak: Iterable[str] = (),
+    parts: bool = True,
 ) -> float:
     """Weighted share of the question's content words found (by stem) in the texts;
     a word found only in the ``weak`` texts counts ``CONTEXT_SHARE``, one found as a
-    synonym (thesaurus.py) or with a typing slip ``SYNONYM_SHARE`` of that."""
+    synonym (thesaurus.py), with a typing slip or (unless not ``parts``) as a compound's
+    part ``SYNONYM_SHARE`` of that."""
     wanted = content_words(question)
     if not wanted:
         return 0.0
@@ -683,6 +696,14 @@ def word_coverage(
     if tongue:
         inflected = frozenset().union(*(stems_in(tongue, t) for t in texts))
         inflected_around = frozenset().union(*(stems_in(tongue, t) for t in weak))
+    joined_up = parts and joins_compounds(tongue)
+    # Stems of compounds are cut apart from their parts' ("Gasheizung" "gasheiz",
+    # "Heizung" "heizung"): the parts are also looked for in the words as written.
+    whole: frozenset[str] = frozenset()
+    whole_around: frozenset[str] = frozenset()
+    if joined_up:
+        whole = frozenset().union(*(_whole_words(t) for t in texts))
+        whole_around = frozenset().union(*(_whole_words(t) for t in weak))
     for w in wanted:
         key = stem(w)
         if w in names:
@@ -699,6 +720,12 @@ def word_coverage(
             found += given.get(w, 1.0)
         elif tongue and stem_in(tongue, w) in inflected:
             found += given.get(w, 1.0)  # "Tonnen" is said by "Tonne" (in German)
+        elif joined_up and (
+            _compound_met(stem_in(tongue or "", w), inflected) or _compound_met(w, whole)
+        ):
+            # "Druck" is said by "Wasserdruck", "Kaltmiete" by "kalt" and "Grundmiete", as a
+            # synonym is; "Fahrradkeller" never by "Keller" alone, another cellar.
+            found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif (
             key in _COST_WORDS
             and _ASKS_COST.match(asked(question))
@@ -719,9 +746,44 @@ def word_coverage(
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif key in around or (tongue and stem_in(tongue, w) in inflected_around):
             found += CONTEXT_SHARE * given.get(w, 1.0)
-        elif any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ())):
+        elif (
+            joined_up
+            and (
+                _compound_met(stem_in(tongue or "", w), inflected_around)
+                or _compound_met(w, whole_around)
+            )
+        ) or any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ())):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
     return found / total if total > 0 else 0.0
+
+
+def joins_words(question: str) -> bool:
+    """Whether a question is in a language that writes its compounds as one word."""
+    return joins_compounds(foreign(question))
+
+
+def _compound_met(word: str, stems: frozenset[str]) -> bool:
+    """Whether a stem is said by the stems as a compound's part: it is the last part of one
+    of them ("druck" by "wasserdruck"), or they hold its first part and a compound of its
+    last ("kaltmiet" by "kalt" and "grundmiet"). Its last part alone ("keller" for
+    "fahrradkeller") names another thing of the kind."""
+    return any(heads(word, s) for s in stems) or any(
+        _first_part_in(word[:i], stems) and any(heads(word[i:], s) for s in stems)
+        for i in range(3, len(word) - 3)
+    )
+
+
+def _first_part_in(part: str, stems: frozenset[str]) -> bool:
+    """Whether a compound's first part is one of the stems, with or without the linking
+    letters German and Dutch put between parts ("Gemeinschaft-s-arbeit")."""
+    return len(part) >= 3 and (
+        part in stems
+        or any(
+            part[: -len(link)] in stems
+            for link in LINKING
+            if part.endswith(link) and len(part) - len(link) >= 3
+        )
+    )
 
 
 _HYPHENATED = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})+")
@@ -1064,7 +1126,7 @@ _TOLD_YOU_SAID = "asked told got given gave remember save store keep note"
 _TOLD_YOU_STEMS = frozenset(stem(w) for w in _TOLD_YOU_SAID.split())
 
 
-@functools.lru_cache(maxsize=512)
+@cached_by_language(512)
 def _frame_words(question: str) -> frozenset[str]:
     """The question's words that say what kind of fact it asks for, not what about."""
     told = {stem(w) for m in _TOLD_YOU.finditer(question) for w in _WORD.findall(m.group(0))}
@@ -1552,7 +1614,7 @@ _WHICH_ONE = frozenset(
 _OBJECT = re.compile(r"\b(?:the|our|my|your|a|an)\s+(?:[\w'-]+\s+)?(?P<head>[\w'-]+)\s*$", re.I)
 
 
-@functools.lru_cache(maxsize=512)
+@cached_by_language(512)
 def _attribute_asked(
     question: str,
 ) -> tuple[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -1745,7 +1807,7 @@ def _side_by_side(member: frozenset[str], said: tuple[tuple[str, bool], ...]) ->
 _ASKS_WHO_DOES = re.compile(r"\s*who\s+\w+s\b", re.I)
 
 
-@functools.lru_cache(maxsize=512)  # asked again for every text of every candidate
+@cached_by_language(512)  # asked again for every text of every candidate
 def _asks_who_does(question: str) -> bool:
     """Whether the question asks who does something ("who cleans our windows?")."""
     return _ASKS_WHO_DOES.match(asked(question)) is not None
@@ -1795,7 +1857,7 @@ def _say_all(names: tuple[str, ...], texts: tuple[str, ...]) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=512)
+@cached_by_language(512)
 def owners_named(question: str) -> tuple[str, ...]:
     """The names that own what the question asks ("when is Tom's birthday?": tom)."""
     return _names_by(_OWNER, question)
@@ -1811,7 +1873,7 @@ _SUBJECT = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=512)
+@cached_by_language(512)
 def names_in(question: str) -> frozenset[str]:
     """Every name the question says something of or about, told or asked; not a thing
     of the thesaurus written first in its sentence ("Toilet's running")."""
@@ -1819,7 +1881,7 @@ def names_in(question: str) -> frozenset[str]:
     return frozenset(w for w in found if not in_thesaurus(w))
 
 
-@functools.lru_cache(maxsize=512)
+@cached_by_language(512)
 def subjects_named(question: str) -> tuple[str, ...]:
     """The names the question asks something of ("what does Mia need?": mia)."""
     return _names_by(_SUBJECT, question)

@@ -22,6 +22,7 @@ from ..assist.reader import AssistReader, Reading, Recognized, candidates
 from ..hass.client import Registries
 from ..knowledge import relevance
 from ..knowledge.vectors import REQUEST_VECTORS
+from ..language import asked_in
 from ..models import (
     Citation,
     ConditionResult,
@@ -890,6 +891,13 @@ class Router:
     async def _run_part(
         self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
     ) -> PartOutcome:
+        # Documents and memories read the part in the language it was asked in.
+        with asked_in(part.language):
+            return await self._run_part_read(index, part, ctx, deadline_at)
+
+    async def _run_part_read(
+        self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
+    ) -> PartOutcome:
         if part.mode == "language":
             return PartOutcome(part.query, _not_understood(part.language), "none")
         if part.mode == "intent":
@@ -942,7 +950,8 @@ class Router:
         why = f"{part.reason}, but nothing it names can answer now"
         if not names:
             return PartPlan(part.query, [], why, "language", language=part.language)
-        return PartPlan(part.query, names, why, "fusion" if len(names) > 1 else "single")
+        mode: PartMode = "fusion" if len(names) > 1 else "single"
+        return PartPlan(part.query, names, why, mode, language=part.language)
 
     def _chain(self, first: str) -> list[str]:
         fallback = self.core.settings.routing.fallback

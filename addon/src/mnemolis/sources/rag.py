@@ -530,7 +530,13 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         if framed == telling
         else [relevance.word_coverage(question, framed, u) for u in units]
     )
-    said = list(scores)  # what each sentence says in its own words: whether to read on
+    # What each sentence says in its own words, whether to read on: "die Biotonne" says
+    # a kind of the "gelben Tonnen" asked, but never itself reads on from their line.
+    said = (
+        [relevance.word_coverage(question, telling, u, parts=False) for u in units]
+        if relevance.joins_words(question)
+        else list(scores)
+    )
     for i in range(1, len(units)):
         name = _named_first(question, units[i - 1]) if _about_a_person(units[i]) else ""
         if name:
