@@ -168,3 +168,41 @@ async def test_a_word_of_another_language_is_no_slip(make_client: Client, tmp_pa
     )
     with asked_in("de"):
         assert await store.respelled("Was ist heute los?") == "Was ist heute los?"
+
+
+def test_how_a_question_is_put_carries_no_subject() -> None:
+    """What English drops ("actually", "tell me", "where") is dropped in German and Dutch
+    too: their particles ("eigentlich", "doch", "even") and the question words Dutch's
+    stop-word list lacks ("waar", "wanneer")."""
+    with asked_in("de"):
+        assert query_tokens("Weißt du eigentlich, wo der Schlüssel ist?") == ["schlüssel"]
+        assert query_tokens("Sag mal, wann kommt denn die Tonne?") == ["kommt", "tonne"]
+    with asked_in("nl"):
+        assert query_tokens("Zeg, waar ligt eigenlijk de sleutel?") == ["ligt", "sleutel"]
+        assert query_tokens("Wanneer komt de glasbak even?") == ["komt", "glasbak"]
+
+
+def test_a_compound_says_two_words_of_the_question() -> None:
+    """ "Schlüssel für die Garage" is what the notes call the "Garagenschlüssel" (a
+    linking "n" between the parts), "sleutel van de fiets" the "fietssleutel"."""
+    with asked_in("de"):
+        garage = relevance.word_coverage(
+            "Wo ist der Schlüssel für die Garage?", None, "Der Garagenschlüssel hängt am Haken."
+        )
+        assert garage >= 0.8
+    with asked_in("nl"):
+        fiets = relevance.word_coverage(
+            "Waar is de sleutel van de fiets?", None, "De fietssleutel ligt in de la."
+        )
+        assert fiets >= 0.8
+
+
+def test_in_another_language_the_words_must_say_more_than_half() -> None:
+    """The English model's nearness is weak evidence between Dutch or German texts:
+    where an English question is answered by the model agreeing with words that say
+    0.42 of it, a question in another language needs 0.45 ("het polisnummer van onze
+    reisverzekering" is not answered by another policy's number)."""
+    english = relevance.Match(0.42, 0.6)
+    assert english.answers
+    assert not relevance.Match(0.42, 0.6, alone=False).answers
+    assert relevance.Match(0.46, 0.6, alone=False).answers

@@ -307,7 +307,38 @@ def stop_words_of(text: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=16)
 def _stop_words(name: str) -> frozenset[str]:
-    return _stop_list(name) | _skip_words(name)
+    words = _stop_list(name) | _skip_words(name) | frozenset(_SAYING.get(name, "").split())
+    folded = {
+        "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
+        for w in words
+    }
+    return words | frozenset(folded)
+
+
+# The words around a question that say how it is put, not what it asks about: the
+# knowledge store's English list of adverbs and fillers ("actually", "really",
+# "exactly", "tell", "please", "called") said in the languages that write compounds,
+# with their particles ("doch", "halt", "toch", "hoor") and the question words and
+# modals the stop-word lists above leave out (Dutch's has no "waar" nor "wanneer").
+_SAYING: dict[str, str] = {
+    "German": (
+        "bereits schon auch wieder eigentlich derzeit sogar jemals bloß ganz ziemlich "
+        "wirklich echt sehr genau ungefähr etwa circa ehrlich grundsätzlich "
+        "wahrscheinlich bestimmt vielleicht eventuell möglicherweise überhaupt nochmal "
+        "noch mal denn halt eben wohl ruhig irgendwie irgendwo "
+        "sag sage sagen erzähl erzähle weißt wisst wissen heißt heißen bedeutet "
+        "brauche brauchen will möchte ok okay "
+        "wieviel wem wen wessen"
+    ),
+    "Dutch": (
+        "al reeds ook weer eigenlijk momenteel zelfs ooit maar alleen slechts best echt "
+        "werkelijk nog heel erg precies ongeveer circa eerlijk waarschijnlijk zeker "
+        "misschien wellicht nogmaals even toch wel eens gewoon nou hoor ergens "
+        "zeg zeggen vertel vertellen weet weten heet heten betekent nodig wil ok oké "
+        "waar wanneer welke welk waarom hoeveel waarheen wiens moeten mag mogen willen "
+        "zullen onze"
+    ),
+}
 
 
 @functools.lru_cache(maxsize=16)
