@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.knowledge import relevance
+from mnemolis.knowledge.database import DocumentDatabase
 from mnemolis.knowledge.text import query_tokens
 from mnemolis.language import asked_in, foreign, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
@@ -195,3 +196,30 @@ def test_a_compound_says_two_words_of_the_question() -> None:
             "Waar is de sleutel van de fiets?", None, "De fietssleutel ligt in de la."
         )
         assert fiets >= 0.8
+
+
+def test_the_compounds_a_word_finds_follow_the_index(tmp_path: Path) -> None:
+    """The full-text search looks up the index's compounds ending with a German word
+    ("Druck": "Wasserdruck") from a list read once per change of the index: a file added
+    later brings its compounds ("Reifendruck") to the next question."""
+
+    class Never:
+        def is_set(self) -> bool:
+            return False
+
+    folder = tmp_path / "haus"
+    folder.mkdir()
+    (folder / "heizung.md").write_text("# Heizung\n\nDer Wasserdruck soll 1,5 bar sein.\n")
+    db = DocumentDatabase("haus", folder, tmp_path / "data")
+    db.open()
+    try:
+        db.scan(Never())
+        with asked_in("de"):
+            first = db.search_keyword("Welchen Druck?", 5)
+            assert [h.path for h in first] == ["heizung.md"]
+            (folder / "fahrrad.md").write_text("# Fahrrad\n\nDer Reifendruck: 3 bar.\n")
+            db.scan(Never())
+            hits = db.search_keyword("Welchen Druck?", 5)
+        assert sorted(h.path for h in hits) == ["fahrrad.md", "heizung.md"]
+    finally:
+        db.close()
