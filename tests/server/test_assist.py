@@ -249,3 +249,23 @@ async def test_a_place_someone_moves_to_is_read_as_a_place() -> None:
     home.states["person.ada"] = {**home.states["person.ada"], "state": "School"}
     after = await ask(core, "who is at school?")
     assert after.result == "Ada", after.result
+
+
+async def test_a_command_nothing_answers_is_said_to_be_home_assistants() -> None:
+    """Over REST or MCP, "turn off the kitchen light" got "No source could answer": it is
+    told apart by HA's own command sentences and said to be Home Assistant's to carry
+    out; Mnemolis never switches it. A question nothing answers is still said so."""
+    core, _ = make_assist_home("en")
+    for source in core.sources.values():
+        source.behaviour = "empty"  # type: ignore[attr-defined]
+    result = await ask(core, "turn off the kitchen light")
+    assert result.source_used == "none"
+    assert "command for Home Assistant (HassTurnOff)" in result.result, result.result
+    assert "never switches" in result.result
+    result = await ask(core, "what is the wifi password?")
+    assert result.result.startswith("No source could answer"), result.result
+    core, _ = make_assist_home("de")
+    for source in core.sources.values():
+        source.behaviour = "empty"  # type: ignore[attr-defined]
+    result = await ask(core, "Schalte das Licht in der Küche aus", language="de")
+    assert "(HassTurnOff)" in result.result, result.result

@@ -56,7 +56,7 @@ YES_NO: dict[str, frozenset[str]] = {
     "tr": frozenset({"evet", "hayır"}),  # noqa: RUF001
 }
 _TAG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
-_LOCK = threading.Lock()
+LOCK = threading.Lock()  # one parse of a language's sentences at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ def resolve(tag: str | None) -> str | None:
 
 def load(language: str) -> Grammar | None:
     """The question grammar of a language the package has (parsed once, then shared)."""
-    with _LOCK:  # a first question and a warm-up may both ask for the same language
+    with LOCK:  # a first question and a warm-up may both ask for the same language
         return _load(language)
 
 
@@ -131,6 +131,18 @@ def _load(language: str) -> Grammar | None:
         errors=dict(responses.get("errors") or {}),
         home_words=_alternatives((data.get("expansion_rules") or {}).get("home")),
     )
+
+
+@functools.cache
+def commands(language: str) -> Intents | None:
+    """A language's sentences that ask Home Assistant to do something ("turn off the
+    kitchen light", "add milk to the shopping list"): never carried out here, only told
+    apart from a question, when nothing answered it, to say who carries it out."""
+    data: dict[str, Any] | None = get_intents(language)
+    if not data:
+        return None
+    intents = {k: v for k, v in (data.get("intents") or {}).items() if k not in QUESTION_INTENTS}
+    return Intents.from_dict({**data, "intents": intents}) if intents else None
 
 
 def _alternatives(rule: Any) -> tuple[str, ...]:

@@ -159,14 +159,7 @@ class AssistReader:
             loaded = grammar.load(language)
             if loaded is None:
                 continue
-            ranked = recognize_ranked(
-                text,
-                self._grammar(loaded),
-                slot_lists={**lists, "zone": self._zones(loaded)},
-                intent_context=context,
-                language=language,
-                best_slot_name="name",
-            )
+            ranked = self._ranked(text, self._grammar(loaded), loaded, lists, context)
             for result in ranked:
                 if any(e.is_wildcard for e in result.entities_list):
                     continue  # a slot that takes any words ("who is {zone}") reads anything
@@ -178,6 +171,41 @@ class AssistReader:
                     continue
                 return Recognized(language, result.intent.name, result)
         return None
+
+    def command(self, text: str, languages: Iterable[str], area: str | None) -> str | None:
+        """The intent of a command for Home Assistant the text is ("HassTurnOff"), in the
+        first language whose sentences read it; None for anything else."""
+        if not text.strip() or len(text) > MAX_TEXT:
+            return None
+        lists, _ = self._slot_lists()
+        _, context = self.area_preferences(area)
+        for language in dict.fromkeys(languages):
+            with grammar.LOCK:  # parsed once per language, by the first unanswered command
+                intents = grammar.commands(language)
+            loaded = grammar.load(language)
+            if intents is None or loaded is None:
+                continue
+            for result in self._ranked(text, intents, loaded, lists, context):
+                return result.intent.name
+        return None
+
+    def _ranked(
+        self,
+        text: str,
+        intents: Intents,
+        loaded: grammar.Grammar,
+        lists: dict[str, SlotList],
+        context: dict[str, Any] | None,
+    ) -> Iterable[RecognizeResult]:
+        """hassil's readings of the text by these sentences, over the home's names."""
+        return recognize_ranked(
+            text,
+            intents,
+            slot_lists={**lists, "zone": self._zones(loaded)},
+            intent_context=context,
+            language=loaded.language,
+            best_slot_name="name",
+        )
 
     # --- answering -------------------------------------------------------------------
 

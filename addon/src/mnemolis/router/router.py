@@ -893,7 +893,28 @@ class Router:
     ) -> PartOutcome:
         # Documents and memories read the part in the language it was asked in.
         with asked_in(part.language):
-            return await self._run_part_read(index, part, ctx, deadline_at)
+            outcome = await self._run_part_read(index, part, ctx, deadline_at)
+        if outcome.source_used == "none" and part.mode != "language":
+            # "Turn off the kitchen light" over REST or MCP: nothing answers a command;
+            # say whose it is rather than that no source could answer.
+            intent = self._command(part, ctx)
+            if intent is not None:
+                outcome = dataclasses.replace(outcome, text=_a_command(part.query, intent))
+        return outcome
+
+    def _command(self, part: PartPlan, ctx: QueryContext) -> str | None:
+        """The intent of a command for Home Assistant the part is, read by HA's grammar."""
+        tongues, english = self._tongues(part.language, part.query)
+        area = ctx.hints.get(AREA)
+        try:
+            return self.reader().command(
+                part.query,
+                [*tongues, "en"] if english else tongues,
+                area if isinstance(area, str) else None,
+            )
+        except Exception:  # telling a command apart is a courtesy; never fail a question
+            _LOGGER.exception("command recognition failed for a question")
+            return None
 
     async def _run_part_read(
         self, index: int, part: PartPlan, ctx: QueryContext, deadline_at: float
@@ -1361,6 +1382,15 @@ def _late(req: SearchRequest, deadline: float, started: float) -> SearchResult:
         spoken=spoken_form(text),
         conversation_id=req.conversation_id,
         elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _a_command(query: str, intent: str) -> str:
+    """What is said of a command nothing answered: Mnemolis reads, it never switches."""
+    return (
+        f"“{query.strip()}” is a command for Home Assistant ({intent}). Mnemolis answers "
+        "questions and never switches or changes anything: say it to Home Assistant's "
+        "Assist, or let your AI client use Home Assistant's own MCP server."
     )
 
 
