@@ -5,7 +5,9 @@ people give them) is read by ``AssistReader``: the slot lists are built once (as
 registry change), then every question is recognised and answered. Printed: CPU time
 per question (p50/p95/p99, thread CPU, not wall clock), for questions the grammar
 reads and for questions it does not (documents, the web), the time to rebuild the
-slot lists, and the memory of each loaded language's question grammar.
+slot lists, and the memory of each loaded language's question grammar. Then what
+telling a command apart costs, for a question nothing answered ("turn off the …"): the
+first parse of the language's command sentences, their memory, and the CPU per part.
 
     .venv/server/bin/python bench/intents_bench.py [--entities 1000] [--rounds 5]
 """
@@ -206,7 +208,48 @@ def main() -> int:
             f"| {label} | {n} | {hits:.0f} | {pct(recog, 0.5):.2f} ms | {pct(recog, 0.95):.2f} ms "
             f"| {pct(recog, 0.99):.2f} ms | {pct(total, 0.5):.2f} ms | {pct(total, 0.99):.2f} ms |"
         )
+    print_commands(reader, home, rng, args.rounds)
     return 0
+
+
+def print_commands(reader: AssistReader, home: Home, rng: random.Random, rounds: int) -> None:
+    """What a command nothing answered costs to tell apart (router: ``_command``)."""
+    grammar.commands.cache_clear()
+    gc.collect()
+    tracemalloc.start()
+    first, _ = cpu_ms(reader.command, "turn off the kitchen lamp", ["en"], None)
+    current, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    names = [s["attributes"]["friendly_name"] for s in home.states.values()]
+    commands = [
+        rng.choice(
+            [
+                f"turn off the {rng.choice(names)}",
+                f"turn on the lights in the {rng.choice(ROOMS)}",
+                f"set the {rng.choice(ROOMS)} thermostat to 20 degrees",
+                "add milk to the shopping list",
+            ]
+        )
+        for _ in range(200)
+    ]
+    _, other = questions(home, rng)
+    print(
+        f"\nCommand sentences (English): first parse {first:.0f} ms CPU, {current / 2**20:.1f} MiB"
+    )
+    print("\n| unanswered part | n | read as a command | p50 | p95 | p99 |")
+    print("|---|---|---|---|---|---|")
+    for label, batch in (("commands", commands), ("questions", other)):
+        spent: list[float] = []
+        hits = 0
+        for _ in range(rounds):
+            for q in batch:
+                ms, intent = cpu_ms(reader.command, q, ["en"], None)
+                spent.append(ms)
+                hits += intent is not None
+        print(
+            f"| {label} | {len(batch)} | {hits / rounds:.0f} | {pct(spent, 0.5):.2f} ms "
+            f"| {pct(spent, 0.95):.2f} ms | {pct(spent, 0.99):.2f} ms |"
+        )
 
 
 if __name__ == "__main__":
