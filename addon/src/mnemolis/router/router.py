@@ -897,7 +897,9 @@ class Router:
         if outcome.source_used == "none" and part.mode != "language":
             # "Turn off the kitchen light" over REST or MCP: nothing answers a command;
             # say whose it is rather than that no source could answer.
-            intent = self._command(part, ctx)
+            # On the planning thread, where the grammar reads: the first parse of a
+            # language's command sentences is a quarter of a second of CPU.
+            intent = await self._planned(functools.partial(self._command, part, ctx))
             if intent is not None:
                 outcome = dataclasses.replace(outcome, text=_a_command(part.query, intent))
         return outcome
