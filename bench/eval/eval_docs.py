@@ -108,9 +108,9 @@ HOUSEHOLD_DE_THRESHOLD = 0.40
 # Households in other languages written later by further outside writers who read only
 # the user docs (2026-12-06): a second German one (Familie Schubert, Dresden, 94
 # questions) and a Dutch one (Rotterdam, 92). Each is asked with the language its file
-# names. The exit code guards the held-out figure first measured with compounds read
-# (0.283 and 0.523), less three answers.
-OTHER_HOUSEHOLDS: dict[str, float] = {"household-de2": 0.21, "household-nl": 0.45}
+# names. The exit code guards the held-out figure they reach (0.348 and 0.545 on
+# 2026-12-06), less three answers.
+OTHER_HOUSEHOLDS: dict[str, float] = {"household-de2": 0.28, "household-nl": 0.47}
 MODES = ("keyword", "semantic", "hybrid")
 # The bars, on the held-out half.
 RECALL_BAR = 0.90
