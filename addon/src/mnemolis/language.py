@@ -232,11 +232,7 @@ _STEMMERS: dict[str, str] = {
 def _stop_list(name: str) -> frozenset[str]:
     words = {w.strip().lower() for lang in _STOP_LISTS.get(name, ()) for w in get_stop_words(lang)}
     # Folded too: the full-text index and the word matching drop diacritics ("für", "fur").
-    folded = {
-        "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
-        for w in words
-    }
-    return frozenset(w for w in words | folded if w)
+    return frozenset(w for w in words | {unaccented(w) for w in words} if w)
 
 
 # The language the request being answered named ("de" from Home Assistant's pipeline),
@@ -308,11 +304,7 @@ def stop_words_of(text: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=16)
 def _stop_words(name: str) -> frozenset[str]:
     words = _stop_list(name) | _skip_words(name) | frozenset(_SAYING.get(name, "").split())
-    folded = {
-        "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
-        for w in words
-    }
-    return words | frozenset(folded)
+    return words | {unaccented(w) for w in words}
 
 
 # The words around a question that say how it is put, not what it asks about: the
@@ -371,10 +363,12 @@ def _stemmer(name: str) -> Any:  # a snowballstemmer Stemmer (untyped)
 def stem_in(name: str, word: str) -> str:
     """A word's Snowball stem in a language (``foreign``'s names), without diacritics:
     "Tonnen" and "Tonne", "Gäste" and "Gast" meet."""
-    stemmed = _stemmer(name).stemWord(word.lower())
-    return "".join(
-        c for c in unicodedata.normalize("NFKD", stemmed) if not unicodedata.combining(c)
-    )
+    return unaccented(_stemmer(name).stemWord(word.lower()))
+
+
+def unaccented(word: str) -> str:
+    """A word without its diacritics, as the full-text index reads it ("für", "fur")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def code_of(name: str) -> tuple[str, ...]:
