@@ -269,3 +269,77 @@ async def test_a_command_nothing_answers_is_said_to_be_home_assistants() -> None
         source.behaviour = "empty"  # type: ignore[attr-defined]
     result = await ask(core, "Schalte das Licht in der Küche aus", language="de")
     assert "(HassTurnOff)" in result.result, result.result
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "nothing", "command", "light_off"),
+    [
+        (
+            "de",
+            "Wo liegt der Ersatzschlüssel?",
+            "Keine Quelle",
+            "Befehl",
+            "Schalte das Licht in der Küche aus",
+        ),
+        (
+            "fr",
+            "Où est la clé de secours ?",
+            "Aucune source",
+            "commande",
+            "Éteins la lumière dans la cuisine",
+        ),
+        (
+            "es",
+            "¿Dónde está la llave de repuesto?",
+            "Ninguna fuente",
+            "orden",
+            "Apaga la luz de la cocina",
+        ),
+        (
+            "nl",
+            "Waar ligt de reservesleutel?",
+            "Geen enkele bron",
+            "opdracht",
+            "Doe het licht in de keuken uit",
+        ),
+    ],
+)
+async def test_mnemolis_says_what_it_cannot_do_in_the_askers_language(
+    language: str, question: str, nothing: str, command: str, light_off: str
+) -> None:
+    """A German question nothing answered was told "No source could answer this
+    question" in English, and a German command that it is "a command for Home
+    Assistant": Assist speaks the reply to the person who asked, in their language."""
+    core, _ = make_assist_home(language)
+    for source in core.sources.values():
+        source.behaviour = "empty"  # type: ignore[attr-defined]
+    result = await ask(core, question, language=language)
+    assert result.source_used == "none"
+    assert result.result.startswith(nothing), result.result
+    assert result.spoken.startswith(nothing), result.spoken
+    assert "No source" not in result.result
+    result = await ask(core, light_off, language=f"{language}-{language.upper()}")
+    assert "(HassTurnOff)" in result.result and command in result.result, result.result
+    assert "is a command" not in result.result
+    # Without a language, a question that is plainly German or Dutch is answered in it.
+    if language in ("de", "nl"):
+        result = await ask(core, question)
+        assert result.result.startswith(nothing), result.result
+
+
+def test_the_reply_language_follows_the_request_then_the_question() -> None:
+    """A regional tag is its language; a language Mnemolis has no replies in gets
+    English, never a guess; without a tag, the words the question is written in."""
+    from mnemolis.router.language import reply, reply_language
+
+    assert reply_language("de-AT") == "de"
+    assert reply_language("nl_BE") == "nl"
+    assert reply_language("pt-BR") == "en"
+    assert reply_language(None, "Wann kommt die gelbe Tonne und wer bringt sie raus?") == "de"
+    assert reply_language(None, "when does the yellow bin go out?") == "en"
+    late = reply(
+        "late",
+        reply_language(None, "Wann kommt die gelbe Tonne und wer bringt sie raus?"),
+        deadline="8",
+    )
+    assert late.startswith("Keine Antwort innerhalb der Frist von 8 s"), late

@@ -8,9 +8,113 @@ import re
 from ..assist.grammar import AND_WORDS
 from ..language import ENGLISH, Language, code_of, detect
 
-__all__ = ["ENGLISH", "ONLY_ENGLISH", "Language", "code_of", "detect", "split_and"]
+__all__ = [
+    "ENGLISH",
+    "ONLY_ENGLISH",
+    "Language",
+    "code_of",
+    "detect",
+    "reply",
+    "reply_language",
+    "split_and",
+]
 
 ONLY_ENGLISH = "Sorry, I could not understand that."
+ENGLISH_CODE = "en"
+
+# What Mnemolis itself says, in the languages whose questions it measures (HA's own
+# test sentences): a German question nothing answers is told so in German.
+# ``nothing`` says no source answered, ``tried`` which sources failed and how,
+# ``command`` that a command belongs to Home Assistant, ``late`` that the deadline passed.
+REPLIES: dict[str, dict[str, str]] = {
+    "en": {
+        "nothing": "No source could answer this question.",
+        "tried": "Tried: {runs}.",
+        "command": (
+            "“{query}” is a command for Home Assistant ({intent}). Mnemolis answers "
+            "questions and never switches or changes anything: say it to Home Assistant's "
+            "Assist, or let your AI client use Home Assistant's own MCP server."
+        ),
+        "late": (
+            "No answer within the {deadline} s deadline (routing.deadline): Mnemolis is "
+            "busy with other questions. Ask again in a moment, or ask a shorter question."
+        ),
+    },
+    "de": {
+        "nothing": "Keine Quelle konnte diese Frage beantworten.",
+        "tried": "Versucht: {runs}.",
+        "command": (
+            "„{query}“ ist ein Befehl für Home Assistant ({intent}). Mnemolis beantwortet "
+            "Fragen und schaltet oder ändert nie etwas: Sag es dem Assist von Home "
+            "Assistant oder lass deinen KI-Client den MCP-Server von Home Assistant nutzen."
+        ),
+        "late": (
+            "Keine Antwort innerhalb der Frist von {deadline} s (routing.deadline): "
+            "Mnemolis ist mit anderen Fragen beschäftigt. Frag gleich noch einmal oder "
+            "stelle eine kürzere Frage."
+        ),
+    },
+    "fr": {
+        "nothing": "Aucune source n'a pu répondre à cette question.",
+        "tried": "Essayé : {runs}.",
+        "command": (
+            "« {query} » est une commande pour Home Assistant ({intent}). Mnemolis répond "
+            "aux questions et n'allume, n'éteint ni ne modifie jamais rien : dites-la à "
+            "Assist de Home Assistant, ou laissez votre client d'IA utiliser le serveur MCP "
+            "de Home Assistant."
+        ),
+        "late": (
+            "Pas de réponse dans le délai de {deadline} s (routing.deadline) : Mnemolis "
+            "est occupé par d'autres questions. Reposez-la dans un instant, ou posez une "
+            "question plus courte."
+        ),
+    },
+    "es": {
+        "nothing": "Ninguna fuente pudo responder a esta pregunta.",
+        "tried": "Consultadas: {runs}.",
+        "command": (
+            "«{query}» es una orden para Home Assistant ({intent}). Mnemolis responde "
+            "preguntas y nunca enciende, apaga ni cambia nada: díselo al Assist de Home "
+            "Assistant o deja que tu cliente de IA use el servidor MCP de Home Assistant."
+        ),
+        "late": (
+            "Sin respuesta dentro del plazo de {deadline} s (routing.deadline): Mnemolis "
+            "está ocupado con otras preguntas. Vuelve a preguntar en un momento o haz una "
+            "pregunta más corta."
+        ),
+    },
+    "nl": {
+        "nothing": "Geen enkele bron kon deze vraag beantwoorden.",
+        "tried": "Geprobeerd: {runs}.",
+        "command": (
+            "“{query}” is een opdracht voor Home Assistant ({intent}). Mnemolis "
+            "beantwoordt vragen en schakelt of wijzigt nooit iets: zeg het tegen Assist van "
+            "Home Assistant, of laat je AI-client de MCP-server van Home Assistant gebruiken."
+        ),
+        "late": (
+            "Geen antwoord binnen de termijn van {deadline} s (routing.deadline): Mnemolis "
+            "is bezig met andere vragen. Vraag het zo opnieuw, of stel een kortere vraag."
+        ),
+    },
+}
+
+
+def reply_language(tag: str | None, text: str = "") -> str:
+    """The language of ``REPLIES`` to answer in: the request's (``de-AT`` → ``de``), else
+    the one the question looks written in, else English."""
+    if tag:
+        code = tag.replace("_", "-").split("-")[0].lower()
+        return code if code in REPLIES else ENGLISH_CODE
+    for code in code_of(detect(text).code):
+        if code in REPLIES:
+            return code
+    return ENGLISH_CODE
+
+
+def reply(key: str, language: str | None, **values: object) -> str:
+    """What Mnemolis says for ``key`` in ``language`` (a code of ``REPLIES``, or English)."""
+    said = REPLIES.get(language or ENGLISH_CODE, REPLIES[ENGLISH_CODE])
+    return said[key].format(**values)
 
 
 def split_and(text: str, language: str | None) -> list[str]:

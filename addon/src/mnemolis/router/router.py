@@ -40,7 +40,7 @@ from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
-from .language import ONLY_ENGLISH, code_of, detect, split_and
+from .language import ONLY_ENGLISH, code_of, detect, reply, reply_language, split_and
 from .meaning import MeaningStage, Ranking, usable_embedder
 from .profiles import NONE
 from .shapes import encyclopedic, happened
@@ -901,7 +901,9 @@ class Router:
             # language's command sentences is a quarter of a second of CPU.
             intent = await self._planned(functools.partial(self._command, part, ctx))
             if intent is not None:
-                outcome = dataclasses.replace(outcome, text=_a_command(part.query, intent))
+                outcome = dataclasses.replace(
+                    outcome, text=_a_command(part.query, intent, part.language)
+                )
         return outcome
 
     def _command(self, part: PartPlan, ctx: QueryContext) -> str | None:
@@ -1049,10 +1051,10 @@ class Router:
                 extended = True  # nothing chosen is configured: try the default order
                 queue = [n for n in self._default_chain() if n not in tried and self._configured(n)]
         if answer is None:
-            return PartOutcome(part.query, _nothing(runs), "none", runs)
+            return PartOutcome(part.query, _nothing(part, runs), "none", runs)
         written, by_model = await self._written(part.query, answer, deadline_at)
         if written is None:
-            return PartOutcome(part.query, _nothing(runs), "none", runs)
+            return PartOutcome(part.query, _nothing(part, runs), "none", runs)
         return PartOutcome(
             part.query,
             written,
@@ -1088,7 +1090,9 @@ class Router:
         if not answers:
             backups = [b for n in names for b in self._chain(n)[1:] if b not in names]
             if backups:
-                rescue = PartPlan(part.query, backups[:1], part.reason, "single")
+                rescue = PartPlan(
+                    part.query, backups[:1], part.reason, "single", language=part.language
+                )
                 out = await self._run_chain(
                     index,
                     rescue,
@@ -1100,12 +1104,12 @@ class Router:
                 out.runs = runs + out.runs
                 out.fallback = out.source_used != "none"
                 return out
-            return PartOutcome(part.query, _nothing(runs), "none", runs)
+            return PartOutcome(part.query, _nothing(part, runs), "none", runs)
         if len(answers) == 1:
             only = answers[0]
             written, by_model = await self._written(part.query, only, deadline_at)
             if written is None:
-                return PartOutcome(part.query, _nothing(runs), "none", runs)
+                return PartOutcome(part.query, _nothing(part, runs), "none", runs)
             return PartOutcome(
                 part.query,
                 written,
@@ -1372,10 +1376,7 @@ def _not_understood(language: str | None) -> str:
 
 def _late(req: SearchRequest, deadline: float, started: float) -> SearchResult:
     """The answer when the deadline passed before the question's stages all ended."""
-    text = (
-        f"No answer within the {deadline:g} s deadline (routing.deadline): Mnemolis is "
-        "busy with other questions. Ask again in a moment, or ask a shorter question."
-    )
+    text = reply("late", reply_language(req.language, req.query), deadline=f"{deadline:g}")
     return SearchResult(
         query=req.query,
         result=text,
@@ -1387,20 +1388,18 @@ def _late(req: SearchRequest, deadline: float, started: float) -> SearchResult:
     )
 
 
-def _a_command(query: str, intent: str) -> str:
+def _a_command(query: str, intent: str, language: str | None) -> str:
     """What is said of a command nothing answered: Mnemolis reads, it never switches."""
-    return (
-        f"“{query.strip()}” is a command for Home Assistant ({intent}). Mnemolis answers "
-        "questions and never switches or changes anything: say it to Home Assistant's "
-        "Assist, or let your AI client use Home Assistant's own MCP server."
-    )
+    return reply("command", reply_language(language), query=query.strip(), intent=intent)
 
 
-def _nothing(runs: list[SourceRun]) -> str:
-    text = "No source could answer this question."
+def _nothing(part: PartPlan, runs: list[SourceRun]) -> str:
+    """That no source answered, in the part's language, and how each one that failed did."""
+    language = reply_language(part.language)
+    text = reply("nothing", language)
     failed = [f"{r.name} ({r.error or r.status})" for r in runs if r.status != "ok"]
     if failed:
-        text += " Tried: " + ", ".join(failed) + "."
+        text += " " + reply("tried", language, runs=", ".join(failed))
     return text
 
 
