@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.helpers import intent
+from homeassistant.helpers import intent, translation
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .api import MnemolisError
@@ -20,6 +20,7 @@ from .const import (
     CONF_USE_LOCAL_MODEL,
     DEFAULT_HAND_COMMANDS,
     DEFAULT_RESPONSE_LENGTH,
+    DOMAIN,
     LOGGER,
 )
 from .coordinator import MnemolisConfigEntry
@@ -49,8 +50,12 @@ ANSWERED_BY_MNEMOLIS = frozenset(
     }
 )
 
+# The integration's own replies, in English; translations/<language>.json says them in
+# the asker's language (the ``exceptions`` keys named beside them).
 APOLOGY = "Sorry, I could not get an answer from Mnemolis right now."
+APOLOGY_KEY = "no_answer_now"
 TOO_LONG = "Sorry, that question is too long for Mnemolis ({length} characters, at most {limit})."
+TOO_LONG_KEY = "question_too_long"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 # Sentences that only lead into an answer: a verdict on a condition, a bare yes/no.
 # They never count against the sentence limit, and an answer never ends on one.
@@ -218,11 +223,24 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
             # What a person said stays out of the log at warning level (privacy).
             LOGGER.warning("Mnemolis could not answer: %s", err)
             LOGGER.debug("unanswered utterance: %r", user_input.text)
-            response.async_set_error(intent.IntentResponseErrorCode.FAILED_TO_HANDLE, APOLOGY)
-            speech = APOLOGY
+            speech = await self._said(user_input.language, APOLOGY_KEY, APOLOGY)
+            response.async_set_error(intent.IntentResponseErrorCode.FAILED_TO_HANDLE, speech)
         else:
             response.async_set_speech(speech)
         return self._reply(response, speech, user_input, chat_log)
+
+    async def _said(
+        self, language: str | None, key: str, english: str, **placeholders: object
+    ) -> str:
+        """One of the integration's own replies in the asker's language (``de-CH`` reads
+        ``de.json``); English where it has no translation."""
+        base = (language or "en").replace("_", "-").split("-")[0].lower()
+        strings = await translation.async_get_translations(self.hass, base, "exceptions", {DOMAIN})
+        template = strings.get(f"component.{DOMAIN}.exceptions.{key}.message") or english
+        try:
+            return template.format(**placeholders)
+        except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder
+            return english.format(**placeholders)
 
     async def _carried_out(
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
@@ -259,7 +277,7 @@ class MnemolisConversationEntity(conversation.ConversationEntity):
         options = self.entry.options
         limit = max_query_chars(self.entry)
         if len(text) > limit:
-            return TOO_LONG.format(length=len(text), limit=limit)
+            return await self._said(language, TOO_LONG_KEY, TOO_LONG, length=len(text), limit=limit)
         body = await async_search(
             self.entry, text, conversation_id=conversation_id, language=language, area=area
         )

@@ -163,6 +163,27 @@ async def test_server_down_apologises(
     assert "Cannot reach the Mnemolis server" in caplog.text
 
 
+async def test_the_agent_apologises_in_the_askers_language(
+    hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
+) -> None:
+    """A German Assist pipeline heard "Sorry, I could not get an answer" in English;
+    the agent's own replies come from the integration's translations."""
+    result = await conversation.async_converse(
+        hass, "Warum " * 1000, None, Context(), language="de-CH", agent_id=AGENT
+    )
+    assert _speech(result).startswith("Entschuldige, diese Frage ist zu lang für Mnemolis (")
+    await server.stop()
+    result = await conversation.async_converse(
+        hass, "Ist das Garagentor offen?", None, Context(), language="de", agent_id=AGENT
+    )
+    assert result.response.error_code is intent.IntentResponseErrorCode.FAILED_TO_HANDLE
+    assert _speech(result) == "Entschuldige, ich konnte gerade keine Antwort von Mnemolis bekommen."
+    result = await conversation.async_converse(
+        hass, "Ist das Garagentor offen?", None, Context(), language="pt-BR", agent_id=AGENT
+    )
+    assert _speech(result) == APOLOGY
+
+
 async def test_empty_answer_apologises(
     hass: HomeAssistant, server: FakeMnemolis, init_integration: MockConfigEntry
 ) -> None:

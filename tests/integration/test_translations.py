@@ -88,3 +88,37 @@ def test_services_yaml_matches_strings_and_icons() -> None:
     assert source_options == [*SEARCH_MODES, *SOURCE_NAMES]
     assert set(strings["selector"]["source"]["options"]) == set(source_options)
     assert set(strings["selector"]["response_length"]["options"]) == set(RESPONSE_LENGTHS)
+
+
+def _placeholders(tree: Any, path: str = "") -> dict[str, set[str]]:
+    """Every string of a translation tree by its key path, with its ``{placeholders}``."""
+    if isinstance(tree, dict):
+        out: dict[str, set[str]] = {}
+        for key, value in tree.items():
+            out |= _placeholders(value, f"{path}.{key}" if path else key)
+        return out
+    return {path: set(re.findall(r"\{(\w+)\}", str(tree)))}
+
+
+def test_every_translation_says_what_english_says() -> None:
+    """A German, French, Spanish or Dutch Home Assistant shows the config flow, entities,
+    actions and spoken replies in its language; each file has English's keys (a missing
+    one would silently fall back to English) and the same placeholders (one lost or
+    misspelt would show "{length}" or fail to format)."""
+    english = _placeholders(_json("strings.json"))
+    languages = sorted(p.stem for p in (PACKAGE / "translations").glob("*.json"))
+    assert {"de", "fr", "es", "nl"} <= set(languages), languages
+    for language in languages:
+        translated = _placeholders(_json(f"translations/{language}.json"))
+        assert set(translated) == set(english), (language, set(english) ^ set(translated))
+        wrong = {k for k, v in translated.items() if v != english[k]}
+        assert not wrong, (language, wrong)
+
+
+def test_the_spoken_replies_are_translated_keys() -> None:
+    """The conversation agent's own replies are the English of their translation keys."""
+    from custom_components.mnemolis import conversation
+
+    exceptions = _json("strings.json")["exceptions"]
+    assert exceptions[conversation.APOLOGY_KEY]["message"] == conversation.APOLOGY
+    assert exceptions[conversation.TOO_LONG_KEY]["message"] == conversation.TOO_LONG
