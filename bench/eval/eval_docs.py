@@ -25,10 +25,10 @@ Two parts, each through the service layer REST and MCP call (``Mnemolis``):
   HTML, a lease and an insurance summary as PDFs, memories, 110 questions in German)
   by another writer who had read only the user docs; asked with ``language: de`` as
   a German Assist pipeline sends it, and judged the same way.
-* **household-de2**, **household-nl**, **household-fr** — a second German household,
-  a Dutch and a French one (bench/eval/docs/household-de2/, household-nl/,
-  household-fr/ and their .yaml files), by further writers who read only the user
-  docs; asked in their language, judged the same way.
+* **household-de2**, **-nl**, **-fr**, **-es** — a second German household, a Dutch,
+  a French and a Spanish one (bench/eval/docs/household-de2/, household-nl/,
+  household-fr/, household-es/ and their .yaml files), by further writers who read
+  only the user docs; asked in their language, judged the same way.
 
 Prints Markdown tables, the tuned half and the held-out half apart (the split is
 fixed in the data files; only the held-out score is printed for it), and exits 1
@@ -107,13 +107,15 @@ HOUSEHOLD_DE_GOAL = 0.90
 HOUSEHOLD_DE_THRESHOLD = 0.40
 # Households in other languages written later by further outside writers who read only
 # the user docs: a second German one (Familie Schubert, Dresden, 94 questions) and a
-# Dutch one (Rotterdam, 92) on 2026-12-06, a French one (Vincennes, 94) on 2026-12-06
-# later. Each is asked with the language its file names. The exit code guards the
-# held-out figure each reached when it came (0.348, 0.545, 0.413), less three answers.
+# Dutch one (Rotterdam, 92) on 2026-12-06, a French one (Vincennes, 94) and a Spanish
+# one (Madrid, 94) on 2026-12-06 later. Each is asked with the language its file names.
+# The exit code guards the held-out figure each reached when it came (0.348, 0.545,
+# 0.413, 0.435), less three answers.
 OTHER_HOUSEHOLDS: dict[str, float] = {
     "household-de2": 0.28,
     "household-nl": 0.47,
     "household-fr": 0.34,
+    "household-es": 0.36,
 }
 MODES = ("keyword", "semantic", "hybrid")
 # The bars, on the held-out half.
