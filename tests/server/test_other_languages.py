@@ -223,3 +223,72 @@ def test_the_compounds_a_word_finds_follow_the_index(tmp_path: Path) -> None:
         assert sorted(h.path for h in hits) == ["fahrrad.md", "heizung.md"]
     finally:
         db.close()
+
+
+# A French contact list and a Spanish one, numbers as each country writes them.
+CONTACTS_FR = """# Contacts
+
+| Rôle | Nom | Téléphone | Notes |
+|---|---|---|---|
+| Plombier | Plomberie Girard | 06 12 34 56 78 | urgences le week-end |
+| Électricien | Élec Services Morel | 01 44 55 66 77 | devis gratuit |
+| Serrurier | Clés Minute | 01 40 20 30 40 | ouvert 7j/7 |
+"""
+
+CONTACTS_ES = """# Contactos
+
+| Rol | Nombre | Teléfono | Notas |
+|---|---|---|---|
+| Fontanero | Fontanería Ruiz | 600 12 34 56 | también festivos |
+| Electricista | Electro Sanz | 91 123 45 67 | presupuesto gratis |
+"""
+
+
+def test_a_phone_number_says_the_word_for_it_in_any_language() -> None:
+    """ "Le numéro du plombier", "el teléfono del fontanero", "den Klempner anrufen": the
+    row with a number says "numéro", "teléfono" or "anrufen", as an English row says
+    "number"; a number written as France, Spain or the Netherlands write one counts, an
+    amount, a date or a serial number does not."""
+    with asked_in("fr"):
+        assert relevance.word_coverage("Quel est le numéro du plombier ?", None, CONTACTS_FR) > 0.9
+        assert relevance.word_coverage("J'appelle qui pour le plombier ?", None, CONTACTS_FR) > 0.9
+        assert (
+            relevance.word_coverage("Le numéro du plombier ?", None, "Plombier : M. Girard") < 0.7
+        )
+    with asked_in("es"):
+        assert (
+            relevance.word_coverage("¿Cuál es el teléfono del fontanero?", None, CONTACTS_ES) > 0.6
+        )
+    with asked_in("de"):
+        assert (
+            relevance.word_coverage(
+                "Welche Nummer hat der Klempner?", None, "Klempner Ott, 0351 4412345"
+            )
+            > 0.9
+        )
+    for number in ("01 99 00 90 71", "06 2345 6801", "91 000 12 34", "+49 351 4412345"):
+        assert relevance.has_phone_number(f"Gardienne | Rosa | {number} | loge"), number
+    for other in ("2 770,00 €", "14/09/2022  48 950 km", "Bicycode n° 9438 7721 C", "3 290,00 €"):
+        assert not relevance.has_phone_number(other), other
+
+
+async def test_a_french_question_for_a_number_finds_the_row(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Asked in French for the plumber's number, the contact list's row answers with it;
+    it never said "numéro", and "No source could answer" was the reply."""
+    client = await household_client(make_client, tmp_path / "roots", {"contacts.md": CONTACTS_FR})
+    body = await _asked(client, "C'est quoi le numéro du plombier ?", "fr")
+    assert "06 12 34 56 78" in body["result"], body
+    assert "01 44 55 66 77" not in body["result"], body
+    body = await _asked(client, "Quel est le numéro de l'électricien ?", "fr")
+    assert "01 44 55 66 77" in body["result"], body
+
+
+def test_french_and_spanish_fillers_carry_no_subject() -> None:
+    """ "Vraiment", "dis", "oye", "dime", "ya" say how a question is put, as "actually" and
+    "tell me" do in English; the question words stay, since they say what is asked."""
+    with asked_in("fr"):
+        assert query_tokens("Dis, c'est vraiment le plombier qui vient ?") == ["plombier", "vient"]
+    with asked_in("es"):
+        assert query_tokens("Oye, dime, ¿ya viene el fontanero?") == ["viene", "fontanero"]

@@ -330,7 +330,44 @@ _SAYING: dict[str, str] = {
         "waar wanneer welke welk waarom hoeveel waarheen wiens moeten mag mogen willen "
         "zullen onze"
     ),
+    "French": (
+        "déjà aussi encore vraiment réellement exactement précisément environ "
+        "franchement probablement sûrement peut-être éventuellement même donc "
+        "alors bon ben bah hein dis dites raconte sais savez ok okay actuellement svp"
+    ),
+    "Spanish": (
+        "ya también todavía aún realmente exactamente aproximadamente francamente "
+        "probablemente seguramente quizás quizá acaso incluso pues bueno oye oiga "
+        "dime dígame sabes ok vale actualmente"
+    ),
 }
+
+
+# How each language names a phone number and ringing someone, as English's "number",
+# "phone", "ring" and "call": a number on the line says these words ("Quelle est le
+# numéro du plombier ?" is answered by the plumber's row, which never says "numéro").
+_PHONE_WORDS: dict[str, str] = {
+    "German": (
+        "nummer telefonnummer handynummer rufnummer telefon handy anrufen anruf "
+        "erreichen erreiche telefonieren"
+    ),
+    "Dutch": "nummer telefoonnummer mobiel telefoon bellen bel gebeld bereiken",
+    "French": "numéro téléphone portable tél appeler appelle appelles joindre contacter",
+    "Spanish": "número teléfono móvil llamar llamo llamamos contactar",
+    "Italian": "numero telefono cellulare chiamare chiamo contattare",
+    "Portuguese": "número telefone telemóvel celular ligar ligo contactar",
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _phone_stems(name: str) -> frozenset[str]:
+    return frozenset(stem_in(name, w) for w in _PHONE_WORDS.get(name, "").split())
+
+
+def names_a_phone(name: str, word: str) -> bool:
+    """Whether a question word in a language (``foreign``'s names) asks for a phone
+    number or to ring someone, by its stem ("appelle", "appeler")."""
+    return stem_in(name, word) in _phone_stems(name)
 
 
 @functools.lru_cache(maxsize=16)

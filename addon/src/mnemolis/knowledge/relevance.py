@@ -31,6 +31,7 @@ from ..language import (
     foreign,
     heads,
     joins_compounds,
+    names_a_phone,
     stem_in,
     stop_words_of,
 )
@@ -739,6 +740,8 @@ def word_coverage(
             found += given.get(w, 1.0)  # "free" says what paying for it costs
         elif w in _PHONE_WORDS and _asks_phone(question) and any(_PHONE.search(t) for t in texts):
             found += given.get(w, 1.0)  # "how do I ring him?" is answered by his number
+        elif tongue and names_a_phone(tongue, w) and any(has_phone_number(t) for t in texts):
+            found += given.get(w, 1.0)  # "le numéro du plombier" is the number on his row
         elif w in clock and any(_CLOCK.search(t) for t in texts):
             # "at quarter past ten" is a time of day, which "after 22:00" speaks of.
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
@@ -945,6 +948,23 @@ _PHONE = re.compile(
     r"|\b1[38]00[\s-]?\d{3}[\s-]?\d{3}\b"  # Australian: "(03) 5550 3300", "1300 975 707"
     r"|(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])?\b\d{3}[.-]\d{4}\b)"
 )
+# A phone number as Europe writes them as well: "01 99 00 90 71", "06 2345 6801",
+# "91 000 12 34", "+49 351 4412345" - groups of digits apart by single spaces, dots or
+# dashes, never after a letter (a serial number) nor before a unit or a decimal comma.
+_DIGIT_GROUPS = re.compile(
+    r"(?<![\w.,/])(?:\+\d{1,3}[\s.-]?)?(?:\(0\d{1,4}\)[\s.-]?)?\d{2,5}(?:[ .-]\d{2,8}){1,5}"
+    r"(?![\w,/]|[.-]\d|\s?(?:€|%|°|[a-zA-Z]))"
+)
+
+
+def has_phone_number(text: str) -> bool:
+    """Whether a text gives a phone number, written as any country writes one (9 to 13
+    digits in groups, or one English's pattern reads)."""
+    if _PHONE.search(text):
+        return True
+    return any(9 <= sum(c.isdigit() for c in m.group()) <= 13 for m in _DIGIT_GROUPS.finditer(text))
+
+
 # "Is it still under warranty?", "is it too late to claim?", "how long is left on it?":
 # until when it holds, which a date answers.
 ASKS_UNTIL = re.compile(
