@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.knowledge import relevance
-from mnemolis.knowledge.database import DocumentDatabase
+from mnemolis.knowledge.database import DocumentDatabase, Hit
 from mnemolis.knowledge.text import query_tokens
 from mnemolis.language import asked_in, foreign, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
@@ -292,3 +292,28 @@ def test_french_and_spanish_fillers_carry_no_subject() -> None:
         assert query_tokens("Dis, c'est vraiment le plombier qui vient ?") == ["plombier", "vient"]
     with asked_in("es"):
         assert query_tokens("Oye, dime, ¿ya viene el fontanero?") == ["viene", "fontanero"]
+
+
+async def test_in_another_language_the_words_lead_the_fusion(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """The bundled model reads English. For "E20 sur le lave-linge" it ranked a manual's
+    other passages above the E20 row, which the full-text search ranked first, so the row
+    fell out of the passages judged and the answer was "No source could answer". For a
+    question in English the model's ranking still leads, as it ranks natural questions
+    better than the words do."""
+    client = await household_client(make_client, tmp_path / "roots", {"haus.md": HAUS})
+    documents = store_of(client).documents
+
+    def hit(n: int) -> Hit:
+        return Hit(n, "manual.html", n, "Lave-linge", f"passage {n}", 0.0)
+
+    # The E20 row (1) first by its words and 30th by the model; the manual's other
+    # passages the other way round.
+    keyword = [hit(n) for n in (1, *range(31, 60), *range(2, 31))]
+    semantic = [hit(n) for n in (*range(2, 31), 1)]
+    with asked_in("fr"):
+        french = documents._fuse("E20 sur le lave-linge ?", keyword, semantic, "hybrid", 5)
+    assert french[0].chunk_id == 1, [h.chunk_id for h in french]
+    english = documents._fuse("E20 on the washing machine?", keyword, semantic, "hybrid", 5)
+    assert 1 not in [h.chunk_id for h in english]

@@ -61,6 +61,16 @@ INLINE_MAX_CHUNKS = 4000
 # Hybrid: the model's ranking counts fully, the keyword ranking half (it adds exact
 # names and codes the model misses; on natural questions the model ranks better).
 HYBRID_WEIGHTS = (0.5, 1.0)
+# A question in another language: the bundled model reads English, so its ranking of
+# German or French passages is near noise and the keyword ranking leads.
+FOREIGN_WEIGHTS = (1.0, 0.5)
+
+
+def _hybrid_weights(q: str) -> tuple[float, float]:
+    """The keyword and model rankings' weights in the fusion, by the question's language."""
+    return HYBRID_WEIGHTS if language_of(q) == ENGLISH else FOREIGN_WEIGHTS
+
+
 #: A per-source term counter: (document frequency per term, documents counted).
 TermCounter = Callable[[list[str]], tuple[dict[str, int], int]]
 Speller = Callable[[list[str]], Spellings]
@@ -782,7 +792,9 @@ class Documents:
         )
         return await inline_or_thread(work, inline=inline)
 
-    def _fuse(self, keyword: list[Hit], semantic: list[Hit], mode: str, limit: int) -> list[Hit]:
+    def _fuse(
+        self, q: str, keyword: list[Hit], semantic: list[Hit], mode: str, limit: int
+    ) -> list[Hit]:
         if mode == "keyword":
             return keyword[:limit]
         if mode == "semantic":
@@ -791,7 +803,7 @@ class Documents:
         fused = rrf(
             [[h.chunk_id for h in keyword], [h.chunk_id for h in semantic]],
             self.settings.routing.rrf_k,
-            HYBRID_WEIGHTS,
+            _hybrid_weights(q),
         )
         out = []
         for cid, score in fused[:limit]:
@@ -804,7 +816,7 @@ class Documents:
         # Deep rankings for the fusion: a passage second in one list may be 40th in the other.
         fetch = max(limit * 5, 100) if mode == "hybrid" else limit
         keyword, semantic = await self._rankings(db, q, fetch, mode)
-        return self._fuse(keyword, semantic, mode, limit)
+        return self._fuse(q, keyword, semantic, mode, limit)
 
     async def search_rag(
         self, db: object, q: object, limit: object = None, mode: object = None
@@ -863,7 +875,7 @@ class Documents:
         fused = rrf(
             [[(p.db, p.hit.chunk_id) for p in keyword], [(p.db, p.hit.chunk_id) for p in semantic]],
             self.settings.routing.rrf_k,
-            HYBRID_WEIGHTS,
+            _hybrid_weights(q),
         )
         out = []
         for k, score in fused[:limit]:
