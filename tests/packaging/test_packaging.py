@@ -81,6 +81,18 @@ def test_every_option_has_schema_and_translation() -> None:
         assert translations[top]["name"] and translations[top]["description"]
 
 
+def test_every_translation_names_every_option() -> None:
+    """The Supervisor shows an option's name and description in the user's language when
+    the add-on has that language's file; each says what English says of every option."""
+    english = _leaves(load_yaml(ADDON / "translations/en.yaml"))
+    languages = sorted(p.stem for p in (ADDON / "translations").glob("*.yaml"))
+    assert {"de", "fr", "es", "nl"} <= set(languages), languages
+    for language in languages:
+        translated = _leaves(load_yaml(ADDON / f"translations/{language}.yaml"))
+        assert set(translated) == set(english), (language, set(english) ^ set(translated))
+        assert all(isinstance(v, str) and v.strip() for v in translated.values()), language
+
+
 def test_options_are_server_settings() -> None:
     """Every add-on option must mean the same as the server setting of that name."""
     cfg = addon_config()
