@@ -346,12 +346,18 @@ async def ask_language(
             if reference or case.intent in CLOCK:
                 said = await asyncio.to_thread(ask_assist, core, case.sentence, language, case.area)
             clock = said if datetime.now(core.time_zone).minute == now.minute else None
+            # "No source could answer" is no "No": an answer no source gave is never right.
             verdict = Verdict(
-                case, result.result, right(case, result.result, truth, now, clock), ms=ms
+                case,
+                result.result,
+                result.source_used != "none" and right(case, result.result, truth, now, clock),
+                ms=ms,
             )
             if detect:
                 auto = await mn.search(SearchRequest(query=case.sentence, area=case.area))
-                verdict.detected_ok = right(case, auto.result, truth, now, clock)
+                verdict.detected_ok = auto.source_used != "none" and right(
+                    case, auto.result, truth, now, clock
+                )
             if reference and said is not None:
                 verdict.reference = said
                 verdict.reference_ok = right(case, said, truth, now, clock)
