@@ -268,6 +268,7 @@ def test_a_phone_number_says_the_word_for_it_in_any_language() -> None:
         )
     for number in ("01 99 00 90 71", "06 2345 6801", "91 000 12 34", "+49 351 4412345"):
         assert relevance.has_phone_number(f"Gardienne | Rosa | {number} | loge"), number
+        assert relevance.has_phone_number(f"Bel {number} voor een afspraak."), number
     for other in ("2 770,00 €", "14/09/2022  48 950 km", "Bicycode n° 9438 7721 C", "3 290,00 €"):
         assert not relevance.has_phone_number(other), other
 
