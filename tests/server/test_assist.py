@@ -317,6 +317,8 @@ async def test_mnemolis_says_what_it_cannot_do_in_the_askers_language(
     assert result.source_used == "none"
     assert result.result.startswith(nothing), result.result
     assert result.spoken.startswith(nothing), result.spoken
+    # Which sources failed, and how (in the API's words), is written, never spoken.
+    assert "(empty)" in result.result and "(empty)" not in result.spoken, result.spoken
     assert "No source" not in result.result
     result = await ask(core, light_off, language=f"{language}-{language.upper()}")
     assert "(HassTurnOff)" in result.result and command in result.result, result.result

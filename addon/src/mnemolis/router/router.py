@@ -1236,7 +1236,13 @@ class Router:
                 for bit in (
                     [_spoken_answer(q, ask, _sentences_for(q)) for ask, q in each_ask[t]]
                     if t in each_ask
-                    else [_spoken_answer(t, asked_of.get(t), 1 if len(heard) > 1 or cond else 2)]
+                    # Nothing answered: said in one sentence; which sources failed and
+                    # how is for the written result, not for a voice.
+                    else [
+                        _spoken_answer(
+                            t, asked_of.get(t), 1 if len(heard) > 1 or cond or not answered else 2
+                        )
+                    ]
                 )
             )
         )
