@@ -272,7 +272,7 @@ async def test_a_command_nothing_answers_is_said_to_be_home_assistants() -> None
 
 
 @pytest.mark.parametrize(
-    ("language", "question", "nothing", "command", "light_off"),
+    ("language", "question", "nothing", "command", "light_off", "empty"),
     [
         (
             "de",
@@ -280,6 +280,7 @@ async def test_a_command_nothing_answers_is_said_to_be_home_assistants() -> None
             "Keine Quelle",
             "Befehl",
             "Schalte das Licht in der Küche aus",
+            "nichts gefunden",
         ),
         (
             "fr",
@@ -287,6 +288,7 @@ async def test_a_command_nothing_answers_is_said_to_be_home_assistants() -> None
             "Aucune source",
             "commande",
             "Éteins la lumière dans la cuisine",
+            "rien trouvé",
         ),
         (
             "es",
@@ -294,6 +296,7 @@ async def test_a_command_nothing_answers_is_said_to_be_home_assistants() -> None
             "Ninguna fuente",
             "orden",
             "Apaga la luz de la cocina",
+            "nada encontrado",
         ),
         (
             "nl",
@@ -301,11 +304,12 @@ async def test_a_command_nothing_answers_is_said_to_be_home_assistants() -> None
             "Geen enkele bron",
             "opdracht",
             "Doe het licht in de keuken uit",
+            "niets gevonden",
         ),
     ],
 )
 async def test_mnemolis_says_what_it_cannot_do_in_the_askers_language(
-    language: str, question: str, nothing: str, command: str, light_off: str
+    language: str, question: str, nothing: str, command: str, light_off: str, empty: str
 ) -> None:
     """A German question nothing answered was told "No source could answer this
     question" in English, and a German command that it is "a command for Home
@@ -317,8 +321,11 @@ async def test_mnemolis_says_what_it_cannot_do_in_the_askers_language(
     assert result.source_used == "none"
     assert result.result.startswith(nothing), result.result
     assert result.spoken.startswith(nothing), result.spoken
-    # Which sources failed, and how (in the API's words), is written, never spoken.
-    assert "(empty)" in result.result and "(empty)" not in result.spoken, result.spoken
+    # Which sources failed, and how (in the asker's words), is written, never spoken;
+    # the API's English stays in ``sources[]``.
+    assert f"({empty})" in result.result and empty not in result.spoken, result.result
+    assert "(empty)" not in result.result
+    assert {run.status for run in result.sources} == {"empty"}
     assert "No source" not in result.result
     result = await ask(core, light_off, language=f"{language}-{language.upper()}")
     assert "(HassTurnOff)" in result.result and command in result.result, result.result
@@ -327,6 +334,28 @@ async def test_mnemolis_says_what_it_cannot_do_in_the_askers_language(
     if language in ("de", "nl"):
         result = await ask(core, question)
         assert result.result.startswith(nothing), result.result
+
+
+async def test_how_each_source_failed_is_told_in_the_askers_language() -> None:
+    """ "Versucht: kiwix (kiwix is not configured)" put the API's English inside a German
+    answer; each way a source fails has its words in each language of the replies."""
+    core, _ = make_assist_home("de")
+    for source in core.sources.values():
+        source.behaviour = "error"  # type: ignore[attr-defined]
+    result = await ask(core, "Wo liegt der Ersatzschlüssel?", language="de")
+    assert result.result.startswith("Keine Quelle"), result.result
+    assert "kiwix (Fehler)" in result.result, result.result
+    assert "refused" not in result.result
+    errors = {run.name: run.error for run in result.sources}
+    assert errors["kiwix"] is not None and "refused the connection" in errors["kiwix"]
+    core.sources["kiwix"]._configured = False  # type: ignore[attr-defined]
+    result = await ask(core, "Wo liegt der Ersatzschlüssel?", language="de")
+    assert "kiwix (nicht eingerichtet)" in result.result, result.result
+    assert "not configured" not in result.result
+    assert {run.name: run.error for run in result.sources}["kiwix"] == "kiwix is not configured"
+    # English keeps the API's own words, which say the most.
+    result = await ask(core, "where is the spare key?", language="en")
+    assert "rag (unreachable: rag backend refused the connection)" in result.result
 
 
 def test_the_reply_language_follows_the_request_then_the_question() -> None:

@@ -26,6 +26,8 @@ ENGLISH_CODE = "en"
 # test sentences): a German question nothing answers is told so in German.
 # ``nothing`` says no source answered, ``tried`` which sources failed and how,
 # ``command`` that a command belongs to Home Assistant, ``late`` that the deadline passed.
+# ``skipped`` … ``error`` say how a source failed (``unknown``: a name that is no
+# source); English says it in the API's own words, so it has none of them.
 REPLIES: dict[str, dict[str, str]] = {
     "en": {
         "nothing": "No source could answer this question.",
@@ -41,6 +43,11 @@ REPLIES: dict[str, dict[str, str]] = {
         ),
     },
     "de": {
+        "skipped": "nicht eingerichtet",
+        "unknown": "keine Quelle",
+        "empty": "nichts gefunden",
+        "timeout": "nicht rechtzeitig",
+        "error": "Fehler",
         "nothing": "Keine Quelle konnte diese Frage beantworten.",
         "tried": "Versucht: {runs}.",
         "command": (
@@ -55,6 +62,11 @@ REPLIES: dict[str, dict[str, str]] = {
         ),
     },
     "fr": {
+        "skipped": "non configurée",
+        "unknown": "pas une source",
+        "empty": "rien trouvé",
+        "timeout": "pas de réponse à temps",
+        "error": "erreur",
         "nothing": "Aucune source n'a pu répondre à cette question.",
         "tried": "Essayé : {runs}.",
         "command": (
@@ -70,6 +82,11 @@ REPLIES: dict[str, dict[str, str]] = {
         ),
     },
     "es": {
+        "skipped": "no configurada",
+        "unknown": "no es una fuente",
+        "empty": "nada encontrado",
+        "timeout": "sin respuesta a tiempo",
+        "error": "error",
         "nothing": "Ninguna fuente pudo responder a esta pregunta.",
         "tried": "Consultadas: {runs}.",
         "command": (
@@ -84,6 +101,11 @@ REPLIES: dict[str, dict[str, str]] = {
         ),
     },
     "nl": {
+        "skipped": "niet ingesteld",
+        "unknown": "geen bron",
+        "empty": "niets gevonden",
+        "timeout": "niet op tijd",
+        "error": "fout",
         "nothing": "Geen enkele bron kon deze vraag beantwoorden.",
         "tried": "Geprobeerd: {runs}.",
         "command": (

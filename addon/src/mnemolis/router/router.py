@@ -40,7 +40,15 @@ from .conditions import ConditionPlan, Verdict, evaluate, parse_condition
 from .context import ConversationStore, resolve_follow_up
 from .decompose import carry_subject, decompose
 from .fusion import compose_extractive, fuse
-from .language import ONLY_ENGLISH, code_of, detect, reply, reply_language, split_and
+from .language import (
+    ENGLISH_CODE,
+    ONLY_ENGLISH,
+    code_of,
+    detect,
+    reply,
+    reply_language,
+    split_and,
+)
 from .meaning import MeaningStage, Ranking, usable_embedder
 from .profiles import NONE
 from .shapes import encyclopedic, happened
@@ -1403,10 +1411,20 @@ def _nothing(part: PartPlan, runs: list[SourceRun]) -> str:
     """That no source answered, in the part's language, and how each one that failed did."""
     language = reply_language(part.language)
     text = reply("nothing", language)
-    failed = [f"{r.name} ({r.error or r.status})" for r in runs if r.status != "ok"]
+    failed = [f"{r.name} ({_how_it_failed(r, language)})" for r in runs if r.status != "ok"]
     if failed:
         text += " " + reply("tried", language, runs=", ".join(failed))
     return text
+
+
+def _how_it_failed(run: SourceRun, language: str) -> str:
+    """How a source failed: in English the API's own words (``sources[].error``), in
+    another language its status, since a German answer should not carry English."""
+    if language == ENGLISH_CODE:
+        return run.error or run.status
+    if run.status == "skipped" and (run.error or "").endswith("is not a source"):
+        return reply("unknown", language)
+    return reply(run.status, language)
 
 
 def _condition_sentence(text: str, verdict: Verdict) -> str:
