@@ -318,3 +318,68 @@ async def test_in_another_language_the_words_lead_the_fusion(
     assert french[0].chunk_id == 1, [h.chunk_id for h in french]
     english = documents._fuse("E20 on the washing machine?", keyword, semantic, "hybrid", 5)
     assert 1 not in [h.chunk_id for h in english]
+
+
+def test_another_languages_question_words_ask_for_a_kind_of_fact() -> None:
+    """ "Combien de temps", "wann", "hoe laat", "¿cuándo?" ask for a duration, a day, a
+    time, as "how long" and "when" do in English: a line giving that kind answers."""
+    asks = [
+        ("fr", "Combien de temps cuit le gâteau ?", "Au four 35 minutes.", "Le gâteau au yaourt."),
+        (
+            "de",
+            "Wie lange dauert das Programm?",
+            "Es dauert zwei Stunden.",
+            "Das Programm Baumwolle.",
+        ),
+        (
+            "de",
+            "Wann kommt die Biotonne?",
+            "Die Biotonne kommt dienstags.",
+            "Die Biotonne ist braun.",
+        ),
+        (
+            "nl",
+            "Hoe laat gaat de school uit?",
+            "De school gaat om 15.15 uit.",
+            "De school is groot.",
+        ),
+        (
+            "es",
+            "¿Cuándo es el cumpleaños de Ana?",
+            "Ana cumple el 3 de mayo.",
+            "Ana es mi hermana.",
+        ),
+        ("es", "¿Cuánto cuesta la luz?", "La luz cuesta 60 € al mes.", "La luz es cara."),
+        # A time of day is never a duration: "24 heures" gives no hour.
+        (
+            "fr",
+            "À quelle heure ferme la piscine ?",
+            "Elle ferme à 19h30.",
+            "Déclarer sous 24 heures.",
+        ),
+    ]
+    for language, question, giving, other in asks:
+        with asked_in(language):
+            assert relevance.asks_kind(question), question
+            assert relevance.gives_what_is_asked(question, giving), (question, giving)
+            assert not relevance.gives_what_is_asked(question, other), (question, other)
+    with asked_in("fr"):
+        assert not relevance.asks_kind("C'est quoi le code du portail ?")
+    # English keeps its own kinds; another language's words ask nothing of it.
+    with asked_in("en"):
+        assert not relevance.asks_kind("Is the combien de temps sign still up?")
+
+
+async def test_a_french_when_is_answered_by_the_line_with_the_day(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Asked when the yellow bins go out, the line that says which day answers, not the
+    line before it that shares more of the question's words but names no day."""
+    notes = (
+        "## Poubelles\n\n"
+        "Les poubelles jaunes se sortent dans la cour, devant le local vélos.\n"
+        "La collecte des poubelles jaunes passe le mardi matin.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"maison.md": notes})
+    body = await _asked(client, "Les poubelles jaunes, on les sort quand ?", "fr")
+    assert "mardi" in body["result"], body

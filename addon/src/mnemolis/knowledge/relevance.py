@@ -38,6 +38,7 @@ from ..language import (
 from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
 from . import thesaurus
+from .foreign_kinds import Kind, kind_asked
 from .text import STOPWORDS, joined, query_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -1201,8 +1202,8 @@ def _asks_phone(question: str) -> bool:
 
 def asks_kind(question: str) -> bool:
     """Whether the question asks for a kind of fact (a date, a duration, an amount)."""
-    question = asked(question)
-    return any(asks.match(question) for asks, _ in _KINDS)
+    said = asked(question)
+    return any(asks.match(said) for asks, _ in _KINDS) or _kind_in_tongue(question) is not None
 
 
 def gives_what_is_asked(question: str, *texts: str) -> bool:
@@ -1212,11 +1213,18 @@ def gives_what_is_asked(question: str, *texts: str) -> bool:
     "When does the guarantee end?" is answered by "The warranty runs out on 14 March
     2028." although it shares none of the question's words.
     """
-    question = asked(question)
+    said = asked(question)
     for asks, answer in _KINDS:
-        if asks.match(question):
+        if asks.match(said):
             return any(answer.search(text) is not None for text in texts)
-    return False
+    kind = _kind_in_tongue(question)
+    return kind is not None and any(kind.given_by(text) for text in texts)
+
+
+def _kind_in_tongue(question: str) -> Kind | None:
+    """The kind of fact a question in another language asks for ("wie lange": a duration)."""
+    tongue = foreign(question)
+    return kind_asked(tongue, question) if tongue else None
 
 
 _ASKS_WHEN = _KINDS[-2][0]

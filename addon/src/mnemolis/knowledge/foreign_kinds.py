@@ -1,0 +1,139 @@
+"""What kind of fact a question in German, Dutch, French or Spanish asks for.
+
+English's kinds live in ``relevance._KINDS``: "how long" is answered by a duration,
+"when" by a day or a time. The other languages ask the same with their own question
+words ("wie lange", "combien de temps", "¿cuándo?"); the facts are written with their
+own units, days and months ("35 minutes", "17h30", "dienstags", "14 de octubre").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+_NUMBER_WORDS = (
+    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|quinze|vingt|trente|demi"
+    r"|eine?[nmr]?|zwei|drei|vier|fünf|sechs|sieben|acht|zehn|zwölf|fünfzehn|zwanzig|halbe?n?"
+    r"|een|twee|drie|vijf|zes|zeven|negen|tien|twaalf|vijftien|twintig|half|halve"
+    r"|una?|uno|dos|tres|cuatro|seis|siete|ocho|nueve|diez|doce|quince|veinte|media|medio"
+)
+_UNITS = (
+    r"sec(?:onde|unde|onde|undo)?n?s?|min(?:ute|uten|utos?)?s?|h|std|heures?|stunden?|uur"
+    r"|horas?|jours?|tage?n?|dagen?|d[ií]as?|semaines?|wochen?|weken|week|semanas?|mois"
+    r"|monate?n?|maanden?|maand|mes(?:es)?|ans?|ann[ée]es?|jahre?n?|jaar|jaren|a[ñn]os?"
+)
+# "35 minutes", "1h20", "zwei Wochen", "un mois", "dos días".
+_DURATION = re.compile(
+    rf"\b(?:\d+(?:[.,]\d+)?|{_NUMBER_WORDS})\s*(?:-\s*)?(?:{_UNITS})\b|\b\d{{1,2}}h\d\d\b",
+    re.I,
+)
+# "17h30", "18:30", "8 Uhr", "om 8 uur", "a las 20"; never "24 heures", a duration.
+_TIME_OF_DAY = re.compile(
+    r"\b\d{1,2}\s?h(?:\s?\d\d)?\b|\b\d{1,2}[:.]\d\d\b"
+    r"|\b\d{1,2}\s?uhr\b|\bom \d{1,2} uur\b|\ba las? \d{1,2}\b"
+    r"|\b(?:midi|minuit|mittags?|mitternacht|middernacht|mediod[ií]a|medianoche)\b",
+    re.I,
+)
+_WEEKDAYS = (
+    r"lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|week-end"
+    r"|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|wochenende"
+    r"|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag|weekend"
+    r"|lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bados?|domingos?|fin de semana"
+)
+_MONTHS = (
+    r"janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre"
+    r"|d[ée]cembre|januar|jänner|februar|m[äa]rz|april|juni|juli|august|oktober|dezember"
+    r"|januari|februari|maart|mei|augustus|enero|febrero|marzo|abril|mayo|junio|julio"
+    r"|agosto|se(?:p|t)tiembre|octubre|noviembre|diciembre"
+)
+# A day, a date, a month, a year or a time: what answers "wann", "quand", "¿cuándo?".
+_WHEN = re.compile(
+    rf"\b(?:{_WEEKDAYS})s?\b|\b(?:{_MONTHS})\b|\b(?:19|20)\d\d\b"
+    r"|\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b1(?:er|º|°)\b"
+    r"|\b(?:aujourd'hui|demain|heute|morgen|vandaag|hoy|mañana)\b"
+    rf"|{_TIME_OF_DAY.pattern}",
+    re.I,
+)
+# "tous les mois", "jede Woche", "elke dag", "cada seis meses", "dreimal", "deux fois".
+_OFTEN = re.compile(
+    rf"\b(?:tou(?:te)?s les|chaque|par (?:jour|semaine|mois|an)|fois|alle|jede[nmrs]?"
+    r"|t[äa]glich|w[öo]chentlich|monatlich|j[äa]hrlich|\w*mal|elke|iedere?|dagelijks"
+    r"|wekelijks|maandelijks|jaarlijks|keer|cada|todos los|todas las|veces|diario|semanal"
+    rf"|mensual|anual)\b|\b(?:{_WEEKDAYS})s\b",
+    re.I,
+)
+# A figure, or a number in words past one (never "un", "een", "una": an article too).
+_AMOUNT = re.compile(
+    r"\d|\b(?:deux|trois|quatre|cinq|dix|zwei|drei|vier|fünf|zehn|twee|drie|vijf|tien"
+    r"|dos|tres|cuatro|cinco|diez|demi|halbe?|half|media|medio)\b",
+    re.I,
+)
+
+# Each language's question words for a kind of fact, longest first: "combien de temps"
+# is a duration before "combien" is an amount.
+_ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
+    "French": (
+        (
+            r"(?:pendant |depuis |en )?combien de (?:temps|jours|semaines|mois|minutes|heures|ans)",
+            _DURATION,
+        ),
+        (r"(?:à|a) quelle fr[ée]quence|tous les combien|combien de fois", _OFTEN),
+        (r"(?:jusqu'|à partir d')?(?:à|a) quelle heure|quelle heure", _TIME_OF_DAY),
+        (r"(?:jusqu'à |depuis |à partir de )?quand|quel jour|quelle date", _WHEN),
+        (r"combien", _AMOUNT),
+    ),
+    "Spanish": (
+        (
+            r"(?:durante |desde hace )?cu[áa]nto tiempo|cu[áa]nt[oa]s (?:d[íi]as|semanas|meses"
+            r"|minutos|horas|a[ñn]os)",
+            _DURATION,
+        ),
+        (r"cada cu[áa]nto|con qu[ée] frecuencia|cu[áa]ntas veces", _OFTEN),
+        (r"(?:hasta |desde )?(?:a )?qu[ée] hora", _TIME_OF_DAY),
+        (r"(?:hasta |desde )?cu[áa]ndo|qu[ée] d[íi]a|qu[ée] fecha", _WHEN),
+        (r"cu[áa]nt[oa]s?", _AMOUNT),
+    ),
+    "German": (
+        (r"wie lange|wie viele (?:tage|wochen|monate|minuten|stunden|jahre)", _DURATION),
+        (r"wie oft|wie häufig|in welchem abstand|alle wie viel\w*", _OFTEN),
+        (r"(?:um |ab |bis )?wie ?viel uhr|wie spät|(?:um |ab |bis )?welche uhrzeit", _TIME_OF_DAY),
+        (r"(?:bis |ab |seit )?wann|(?:an )?welche[mnr]? (?:tag|datum)", _WHEN),
+        (r"wie ?viele?|wieviele?", _AMOUNT),
+    ),
+    "Dutch": (
+        (r"hoe lang|hoeveel (?:dagen|weken|maanden|minuten|uur|jaar)", _DURATION),
+        (r"hoe vaak|hoe dikwijls|om de hoeveel\w*", _OFTEN),
+        (r"(?:om |tot |vanaf )?hoe laat|welk tijdstip", _TIME_OF_DAY),
+        (r"(?:tot |vanaf |sinds )?wanneer|welke (?:dag|datum)", _WHEN),
+        (r"hoeveel", _AMOUNT),
+    ),
+}
+_COMPILED: dict[str, tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]] = {
+    name: tuple((re.compile(rf"(?<!\w)(?:{asks})(?!\w)", re.I), gives) for asks, gives in kinds)
+    for name, kinds in _ASKS.items()
+}
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """The kind of fact asked for: the question's words that ask it, and what gives it."""
+
+    words: frozenset[str]
+    gives: re.Pattern[str]
+
+    def given_by(self, text: str) -> bool:
+        """Whether the text holds a fact of this kind ("35 minutes" for a duration)."""
+        return self.gives.search(text) is not None
+
+
+@functools.lru_cache(maxsize=512)
+def kind_asked(language: str | None, question: str) -> Kind | None:
+    """The kind of fact a question in ``language`` asks for, or None (no such words, or
+    a language without them)."""
+    for asks, gives in _COMPILED.get(language or "", ()):
+        m = asks.search(question)
+        if m is not None:
+            return Kind(frozenset(_WORD.findall(m.group(0).lower())), gives)
+    return None
