@@ -383,3 +383,56 @@ async def test_a_french_when_is_answered_by_the_line_with_the_day(
     client = await household_client(make_client, tmp_path / "roots", {"maison.md": notes})
     body = await _asked(client, "Les poubelles jaunes, on les sort quand ?", "fr")
     assert "mardi" in body["result"], body
+
+
+def test_the_thing_asked_before_de_must_be_said() -> None:
+    """In French and Spanish the thing asked comes before "de" and whose it is after:
+    "le numéro de la femme de ménage" asks for a number, which a line about when she
+    comes does not give (issue 28, point 3), and "la franchise de l'assurance" is told
+    by the franchise's line more than by one about the insurance. Two words joined by a
+    bare "de" are one thing ("femme de ménage"), which either of them says."""
+    with asked_in("fr"):
+        number = "Quel est le numéro de la femme de ménage ?"
+        assert relevance.word_coverage(number, None, "Elle passe le jeudi.") == 0.0
+        comes = relevance.word_coverage(number, None, "La femme de ménage passe le jeudi.")
+        assert comes < relevance.ANSWERS
+        franchise = "C'est combien la franchise de l'assurance auto ?"
+        insurance = "L'assurance auto est chez Maif, valeur à neuf 22 000 €."
+        own = "Franchise : 300 € par sinistre."
+        assert relevance.word_coverage(franchise, None, own) >= relevance.word_coverage(
+            franchise, None, insurance
+        )
+        when = "La femme de ménage vient quel jour ?"
+        by_one_word = relevance.word_coverage(when, None, "Mme Rosa fait le ménage le jeudi.")
+        assert by_one_word == relevance.word_coverage(when, None, "Le ménage, c'est le jeudi.")
+        assert by_one_word > 0
+    with asked_in("es"):
+        password = "¿Cuál es la contraseña del router?"
+        where = relevance.word_coverage(password, None, "El router está en el salón.")
+        said = relevance.word_coverage(password, None, "La contraseña del router es girasol-22.")
+        assert where <= said / 4, (where, said)
+
+
+async def test_a_french_question_is_answered_by_the_thing_it_asks_for(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """The franchise's line answers "la franchise de l'assurance auto", not the line
+    about the insurance; "le numéro du dentiste" is not in a line about an appointment
+    at the dentist's, so nothing answers; "la femme de ménage" is found by her line."""
+    notes = {
+        "voiture.md": (
+            "## Assurance auto\n\nL'assurance auto est chez Maif, contrat à tous risques, "
+            "valeur à neuf du véhicule 22 000 €.\nFranchise : 300 € par sinistre.\n"
+        ),
+        "maison.md": (
+            "## Maison\n\n- Le rendez-vous chez le dentiste de Paul est le mardi 4 mars à 10h.\n"
+            "- La femme de ménage passe le jeudi matin.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Quelle est la franchise de l'assurance auto ?", "fr")
+    assert "300 €" in body["result"] and "Maif" not in body["result"], body
+    body = await _asked(client, "Quel est le numéro du dentiste de Paul ?", "fr")
+    assert body["source_used"] == "none", body
+    body = await _asked(client, "La femme de ménage passe quel jour ?", "fr")
+    assert "jeudi" in body["result"], body

@@ -709,7 +709,9 @@ def word_coverage(
         whole = frozenset().union(*(_whole_words(t) for t in texts))
         whole_around = frozenset().union(*(_whole_words(t) for t in weak))
         joined = _joined_in(tongue or "", wanted, whole)
+    said_words: set[str] = set()  # the words the texts say, fully or in part
     for w in wanted:
+        before = found
         key = stem(w)
         if w in names:
             if _say_all((w,), tuple(texts)):
@@ -763,7 +765,54 @@ def word_coverage(
             )
         ) or any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ())):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
-    return found / total if total > 0 else 0.0
+        if found > before:
+            said_words.add(w)
+    share = found / total if total > 0 else 0.0
+    thing = _thing_of(question) if tongue else ()
+    if thing and not said_words.intersection(thing):
+        share *= THING_UNSAID
+    return share
+
+
+THING_UNSAID = 0.5
+# In French, Spanish, Italian and Portuguese the thing asked comes before whose it is:
+# "le numéro de l'orthodontiste", "la contraseña de Netflix", "el filtro de la campana".
+# Without an article after "de" the two words name one thing ("femme de ménage",
+# "número de póliza"), which either of them says.
+_OF = re.compile(
+    r"(?P<thing>\w[\w-]*)\s+(?:(?P<bare>de|di|da|do)\s+(?P<next>\w[\w-]*)"
+    r"|(?:du|des|del|della|dello|dei|degli|delle|dos|das|d')(?=\s|\b))",
+    re.I,
+)
+# What may open the words after "de": an article, a possessive or a demonstrative.
+_DETERMINERS = (
+    "le la les l un une el los las lo il gli i o a os as uma um mon ma mes ton ta tes son "
+    "sa ses notre nos votre vos leur leurs mi mis tu tus su sus nuestro nuestra nuestros "
+    "nuestras ce cet cette ces este esta estos estas ese esa mio mia"
+)
+_ARTICLES = frozenset(_DETERMINERS.split())
+_ROMANCE = frozenset({"French", "Spanish", "Italian", "Portuguese"})
+
+
+@cached_by_language(512)
+def _thing_of(question: str) -> tuple[str, ...]:
+    """The thing a question in a Romance language asks for: the content word before its
+    first "de" ("¿Cuál es el teléfono del colegio?": "teléfono"), never a question word
+    ("combien de temps"); both words of a compound ("femme de ménage")."""
+    tongue = foreign(question)
+    if tongue not in _ROMANCE:
+        return ()
+    wanted = content_words(question)
+    kind = kind_asked(tongue, question)
+    asking = {fold(w) for w in kind.words} if kind else set()
+    for m in _OF.finditer(question):
+        word = fold(m.group("thing"))
+        if word in wanted and word not in asking:
+            after = fold(m.group("next") or "")
+            if m.group("bare") and after and after not in _ARTICLES and after in wanted:
+                return (word, after)
+            return (word,)
+    return ()
 
 
 def joins_words(question: str) -> bool:
