@@ -406,6 +406,24 @@ def test_the_thing_asked_before_de_must_be_said() -> None:
         by_one_word = relevance.word_coverage(when, None, "Mme Rosa fait le ménage le jeudi.")
         assert by_one_word == relevance.word_coverage(when, None, "Le ménage, c'est le jeudi.")
         assert by_one_word > 0
+    # German and Dutch put whose it is after "für", "von", "van", "voor".
+    for language, asked, where, said in (
+        (
+            "de",
+            "Wie ist das Passwort für den Router?",
+            "Der Router steht im Flur.",
+            "Router-Passwort: x",
+        ),
+        (
+            "nl",
+            "Wat is het wachtwoord van de router?",
+            "De router staat in de gang.",
+            "Wachtwoord router: x",
+        ),
+    ):
+        with asked_in(language):
+            apart = relevance.word_coverage(asked, None, where)
+            assert 0 < apart <= relevance.word_coverage(asked, None, said) / 4, asked
     with asked_in("es"):
         password = "¿Cuál es la contraseña del router?"
         where = relevance.word_coverage(password, None, "El router está en el salón.")

@@ -792,19 +792,30 @@ _DETERMINERS = (
 )
 _ARTICLES = frozenset(_DETERMINERS.split())
 _ROMANCE = frozenset({"French", "Spanish", "Italian", "Portuguese"})
+# German and Dutch put whose it is after "von", "für", "van", "voor": "das Passwort
+# für die Fritzbox", "het wachtwoord van de wifi".
+_OF_GERMANIC = re.compile(r"(?P<thing>\w[\w-]*)\s+(?:von|vom|für|fürs|van|voor)\b", re.I)
+_GERMANIC = frozenset({"German", "Dutch"})
 
 
 @cached_by_language(512)
 def _thing_of(question: str) -> tuple[str, ...]:
-    """The thing a question in a Romance language asks for: the content word before its
-    first "de" ("¿Cuál es el teléfono del colegio?": "teléfono"), never a question word
-    ("combien de temps"); both words of a compound ("femme de ménage")."""
+    """The thing a question asks for, in a language that names it before whose it is:
+    the content word before the first "de" ("¿Cuál es el teléfono del colegio?":
+    "teléfono"), "von", "für" or "van", never a question word ("combien de temps");
+    both words of a compound ("femme de ménage"). None in English, which has its own."""
     tongue = foreign(question)
-    if tongue not in _ROMANCE:
+    if tongue not in _ROMANCE and tongue not in _GERMANIC:
         return ()
     wanted = content_words(question)
     kind = kind_asked(tongue, question)
     asking = {fold(w) for w in kind.words} if kind else set()
+    if tongue in _GERMANIC:
+        for m in _OF_GERMANIC.finditer(question):
+            word = fold(m.group("thing"))
+            if word in wanted and word not in asking:
+                return (word,)
+        return ()
     for m in _OF.finditer(question):
         word = fold(m.group("thing"))
         if word in wanted and word not in asking:
