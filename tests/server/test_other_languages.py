@@ -350,6 +350,22 @@ def test_another_languages_question_words_ask_for_a_kind_of_fact() -> None:
             "Ana es mi hermana.",
         ),
         ("es", "¿Cuánto cuesta la luz?", "La luz cuesta 60 € al mes.", "La luz es cara."),
+        ("it", "A che ora chiude la piscina?", "Chiude alle 19:30.", "La piscina è comunale."),
+        ("it", "Quanto tempo cuoce la torta?", "In forno per 35 minuti.", "La torta di mele."),
+        (
+            "pt",
+            "Quando é o aniversário da Ana?",
+            "A Ana faz anos a 3 de maio.",
+            "A Ana é minha irmã.",
+        ),
+        (
+            "pt",
+            "De quanto em quanto tempo se muda o filtro?",
+            "Todos os meses.",
+            "O filtro é azul.",
+        ),
+        # "Zweimal" says how often; "normal" does not, though it ends in "mal".
+        ("de", "Wie oft wird der Rasen gemäht?", "Zweimal pro Woche.", "Das ist ganz normal."),
         # A time of day is never a duration: "24 heures" gives no hour.
         (
             "fr",

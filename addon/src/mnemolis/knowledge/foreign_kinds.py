@@ -1,4 +1,4 @@
-"""What kind of fact a question in German, Dutch, French or Spanish asks for.
+"""What kind of fact a question in another language asks for.
 
 English's kinds live in ``relevance._KINDS``: "how long" is answered by a duration,
 "when" by a day or a time. The other languages ask the same with their own question
@@ -17,11 +17,14 @@ _NUMBER_WORDS = (
     r"|eine?[nmr]?|zwei|drei|vier|fünf|sechs|sieben|acht|zehn|zwölf|fünfzehn|zwanzig|halbe?n?"
     r"|een|twee|drie|vijf|zes|zeven|negen|tien|twaalf|vijftien|twintig|half|halve"
     r"|una?|uno|dos|tres|cuatro|seis|siete|ocho|nueve|diez|doce|quince|veinte|media|medio"
+    r"|due|quattro|cinque|sette|otto|nove|dieci|dodici|quindici|venti|mezz[oa]"
+    r"|um|uma|dois|duas|tr[êe]s|cinco|sete|oito|dez|doze|quinze|vinte|meia|meio"
 )
 _UNITS = (
     r"sec(?:onde|unde|onde|undo)?n?s?|min(?:ute|uten|utos?)?s?|h|std|heures?|stunden?|uur"
     r"|horas?|jours?|tage?n?|dagen?|d[ií]as?|semaines?|wochen?|weken|week|semanas?|mois"
     r"|monate?n?|maanden?|maand|mes(?:es)?|ans?|ann[ée]es?|jahre?n?|jaar|jaren|a[ñn]os?"
+    r"|secondi|minuti|or[ae]|giorni|giorno|settimane?|mes[ei]|ann[io]|segundos?|dias?|m[êe]s"
 )
 # "35 minutes", "1h20", "zwei Wochen", "un mois", "dos días".
 _DURATION = re.compile(
@@ -31,8 +34,9 @@ _DURATION = re.compile(
 # "17h30", "18:30", "8 Uhr", "om 8 uur", "a las 20"; never "24 heures", a duration.
 _TIME_OF_DAY = re.compile(
     r"\b\d{1,2}\s?h(?:\s?\d\d)?\b|\b\d{1,2}[:.]\d\d\b"
-    r"|\b\d{1,2}\s?uhr\b|\bom \d{1,2} uur\b|\ba las? \d{1,2}\b"
-    r"|\b(?:midi|minuit|mittags?|mitternacht|middernacht|mediod[ií]a|medianoche)\b",
+    r"|\b\d{1,2}\s?uhr\b|\bom \d{1,2} uur\b|\ba las? \d{1,2}\b|\balle \d{1,2}\b|\b[àa]s \d{1,2}\b"
+    r"|\b(?:midi|minuit|mittags?|mitternacht|middernacht|mediod[ií]a|medianoche|mezzogiorno"
+    r"|mezzanotte|meio-dia|meia-noite)\b",
     re.I,
 )
 _WEEKDAYS = (
@@ -40,70 +44,100 @@ _WEEKDAYS = (
     r"|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|wochenende"
     r"|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag|weekend"
     r"|lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bados?|domingos?|fin de semana"
+    r"|luned[iì]|marted[iì]|mercoled[iì]|gioved[iì]|venerd[iì]|sabato|domenica|fine settimana"
+    r"|segunda|ter[çc]a|quarta|quinta|sexta|(?:segunda|ter[çc]a|quarta|quinta|sexta)-feira"
+    r"|fim de semana"
 )
 _MONTHS = (
     r"janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre"
     r"|d[ée]cembre|januar|jänner|februar|m[äa]rz|april|juni|juli|august|oktober|dezember"
     r"|januari|februari|maart|mei|augustus|enero|febrero|marzo|abril|mayo|junio|julio"
     r"|agosto|se(?:p|t)tiembre|octubre|noviembre|diciembre"
+    r"|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre"
+    r"|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro|dezembro"
 )
 # A day, a date, a month, a year or a time: what answers "wann", "quand", "¿cuándo?".
 _WHEN = re.compile(
     rf"\b(?:{_WEEKDAYS})s?\b|\b(?:{_MONTHS})\b|\b(?:19|20)\d\d\b"
     r"|\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b1(?:er|º|°)\b"
-    r"|\b(?:aujourd'hui|demain|heute|morgen|vandaag|hoy|mañana)\b"
+    r"|\b(?:aujourd'hui|demain|heute|morgen|vandaag|hoy|mañana|oggi|domani|hoje|amanh[ãa])\b"
     rf"|{_TIME_OF_DAY.pattern}",
     re.I,
 )
 # "tous les mois", "jede Woche", "elke dag", "cada seis meses", "dreimal", "deux fois".
 _OFTEN = re.compile(
-    rf"\b(?:tou(?:te)?s les|chaque|par (?:jour|semaine|mois|an)|fois|alle|jede[nmrs]?"
-    r"|t[äa]glich|w[öo]chentlich|monatlich|j[äa]hrlich|\w*mal|elke|iedere?|dagelijks"
-    r"|wekelijks|maandelijks|jaarlijks|keer|cada|todos los|todas las|veces|diario|semanal"
-    rf"|mensual|anual)\b|\b(?:{_WEEKDAYS})s\b",
+    r"\b(?:tou(?:te)?s les|chaque|par (?:jour|semaine|mois|an)|fois|alle|jede[nmrs]?"
+    r"|t[äa]glich|w[öo]chentlich|monatlich|j[äa]hrlich|(?:ein|zwei|drei|vier|jedes )mal"
+    r"|\d+ ?mal|elke|iedere?|dagelijks|wekelijks|maandelijks|jaarlijks|keer|cada|todos los"
+    r"|todas las|veces|diario|semanal|mensual|anual|ogni|tutti i|tutte le|volte|al (?:giorno"
+    r"|mese|anno)|alla settimana|quotidian[oa]|settimanale|mensile|annuale|todos os|todas as"
+    rf"|vezes|por (?:dia|semana|m[êe]s|ano)|di[áa]rio|mensal)\b|\b(?:{_WEEKDAYS})s\b",
     re.I,
 )
 # A figure, or a number in words past one (never "un", "een", "una": an article too).
 _AMOUNT = re.compile(
     r"\d|\b(?:deux|trois|quatre|cinq|dix|zwei|drei|vier|fünf|zehn|twee|drie|vijf|tien"
-    r"|dos|tres|cuatro|cinco|diez|demi|halbe?|half|media|medio)\b",
+    r"|dos|tres|cuatro|cinco|diez|demi|halbe?|half|media|medio|due|quattro|cinque|dieci"
+    r"|mezz[oa]|dois|duas|tr[êe]s|dez|meia|meio)\b",
     re.I,
 )
 
-# Each language's question words for a kind of fact, longest first: "combien de temps"
-# is a duration before "combien" is an amount.
+# Each language's question words for a kind of fact, longest first: "cada cuánto tiempo"
+# asks how often before "cuánto tiempo" asks how long, "combien de temps" a duration
+# before "combien" an amount.
 _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
     "French": (
+        (r"(?:à|a) quelle fr[ée]quence|tous les combien|combien de fois", _OFTEN),
         (
             r"(?:pendant |depuis |en )?combien de (?:temps|jours|semaines|mois|minutes|heures|ans)",
             _DURATION,
         ),
-        (r"(?:à|a) quelle fr[ée]quence|tous les combien|combien de fois", _OFTEN),
         (r"(?:jusqu'|à partir d')?(?:à|a) quelle heure|quelle heure", _TIME_OF_DAY),
         (r"(?:jusqu'à |depuis |à partir de )?quand|quel jour|quelle date", _WHEN),
         (r"combien", _AMOUNT),
     ),
     "Spanish": (
+        (r"cada cu[áa]nto|con qu[ée] frecuencia|cu[áa]ntas veces", _OFTEN),
         (
             r"(?:durante |desde hace )?cu[áa]nto tiempo|cu[áa]nt[oa]s (?:d[íi]as|semanas|meses"
             r"|minutos|horas|a[ñn]os)",
             _DURATION,
         ),
-        (r"cada cu[áa]nto|con qu[ée] frecuencia|cu[áa]ntas veces", _OFTEN),
         (r"(?:hasta |desde )?(?:a )?qu[ée] hora", _TIME_OF_DAY),
         (r"(?:hasta |desde )?cu[áa]ndo|qu[ée] d[íi]a|qu[ée] fecha", _WHEN),
         (r"cu[áa]nt[oa]s?", _AMOUNT),
     ),
+    "Italian": (
+        (r"ogni quanto|con che frequenza|quante volte", _OFTEN),
+        (
+            r"(?:per |da )?quanto tempo|quant[ie] (?:giorni|settimane|mesi|minuti|ore|anni)",
+            _DURATION,
+        ),
+        (r"(?:fino |da )?a che or[ae]|che ore sono|che ora", _TIME_OF_DAY),
+        (r"(?:fino a |da )?quando|(?:che|quale|in che) giorno|che data", _WHEN),
+        (r"quant[oaie]", _AMOUNT),
+    ),
+    "Portuguese": (
+        (r"de quanto em quanto tempo|com que frequ[êe]ncia|quantas vezes|cada quanto", _OFTEN),
+        (
+            r"(?:durante |h[áa] )?quanto tempo|quant[oa]s (?:dias|semanas|meses|minutos|horas"
+            r"|anos)",
+            _DURATION,
+        ),
+        (r"(?:at[ée] |a partir de )?(?:a|[àa]s) que horas|que horas", _TIME_OF_DAY),
+        (r"(?:at[ée] |desde )?quando|que dia|qual (?:[ée] )?o dia|que data", _WHEN),
+        (r"quant[oa]s?", _AMOUNT),
+    ),
     "German": (
-        (r"wie lange|wie viele (?:tage|wochen|monate|minuten|stunden|jahre)", _DURATION),
         (r"wie oft|wie häufig|in welchem abstand|alle wie viel\w*", _OFTEN),
+        (r"wie lange|wie viele (?:tage|wochen|monate|minuten|stunden|jahre)", _DURATION),
         (r"(?:um |ab |bis )?wie ?viel uhr|wie spät|(?:um |ab |bis )?welche uhrzeit", _TIME_OF_DAY),
         (r"(?:bis |ab |seit )?wann|(?:an )?welche[mnr]? (?:tag|datum)", _WHEN),
         (r"wie ?viele?|wieviele?", _AMOUNT),
     ),
     "Dutch": (
-        (r"hoe lang|hoeveel (?:dagen|weken|maanden|minuten|uur|jaar)", _DURATION),
         (r"hoe vaak|hoe dikwijls|om de hoeveel\w*", _OFTEN),
+        (r"hoe lang|hoeveel (?:dagen|weken|maanden|minuten|uur|jaar)", _DURATION),
         (r"(?:om |tot |vanaf )?hoe laat|welk tijdstip", _TIME_OF_DAY),
         (r"(?:tot |vanaf |sinds )?wanneer|welke (?:dag|datum)", _WHEN),
         (r"hoeveel", _AMOUNT),
