@@ -358,6 +358,46 @@ async def test_how_each_source_failed_is_told_in_the_askers_language() -> None:
     assert "rag (unreachable: rag backend refused the connection)" in result.result
 
 
+@pytest.mark.parametrize(
+    ("language", "question", "nothing", "empty"),
+    [
+        ("it", "Dove abbiamo messo la chiave di riserva?", "Nessuna fonte", "niente trovato"),
+        ("pt", "Onde é que pusemos a chave suplente?", "Nenhuma fonte", "nada encontrado"),
+    ],
+)
+async def test_italian_and_portuguese_are_told_in_their_language(
+    language: str, question: str, nothing: str, empty: str
+) -> None:
+    """Italian and Portuguese households are measured too: a question nothing answers
+    is told so in the asker's language, with how each source failed."""
+    core, _ = make_assist_home("en")
+    for source in core.sources.values():
+        source.behaviour = "empty"  # type: ignore[attr-defined]
+    result = await ask(core, question, language=f"{language}-{language.upper()}")
+    assert result.source_used == "none"
+    assert result.result.startswith(nothing) and f"({empty})" in result.result, result.result
+    assert result.spoken.startswith(nothing) and empty not in result.spoken, result.spoken
+
+
+def test_every_language_of_the_replies_says_everything() -> None:
+    """A language Mnemolis replies in has every reply English has, with the same
+    placeholders, and a word for each way a source fails."""
+    import string
+
+    from mnemolis.router.language import REPLIES
+
+    def fields(text: str) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+    failures = {"skipped", "unknown", "empty", "timeout", "error"}
+    for code, said in REPLIES.items():
+        if code == "en":
+            continue
+        assert set(said) == set(REPLIES["en"]) | failures, code
+        for key, text in REPLIES["en"].items():
+            assert fields(said[key]) == fields(text), (code, key)
+
+
 def test_the_reply_language_follows_the_request_then_the_question() -> None:
     """A regional tag is its language; a language Mnemolis has no replies in gets
     English, never a guess; without a tag, the words the question is written in."""
@@ -365,7 +405,7 @@ def test_the_reply_language_follows_the_request_then_the_question() -> None:
 
     assert reply_language("de-AT") == "de"
     assert reply_language("nl_BE") == "nl"
-    assert reply_language("pt-BR") == "en"
+    assert reply_language("pl-PL") == "en"
     assert reply_language(None, "Wann kommt die gelbe Tonne und wer bringt sie raus?") == "de"
     assert reply_language(None, "when does the yellow bin go out?") == "en"
     late = reply(

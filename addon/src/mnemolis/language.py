@@ -340,6 +340,16 @@ _SAYING: dict[str, str] = {
         "probablemente seguramente quizás quizá acaso incluso pues bueno oye oiga "
         "dime dígame sabes ok vale actualmente"
     ),
+    "Italian": (
+        "già anche ancora davvero veramente esattamente precisamente circa francamente "
+        "probabilmente sicuramente forse magari pure quindi allora beh dai senti scusa "
+        "dimmi sai sapete ok okay attualmente"
+    ),
+    "Portuguese": (
+        "já também ainda realmente mesmo exatamente precisamente aproximadamente "
+        "francamente provavelmente certamente talvez então bem pois olha olhe "
+        "diz-me diga-me sabes ok okay atualmente"
+    ),
 }
 
 

@@ -23,7 +23,7 @@ ONLY_ENGLISH = "Sorry, I could not understand that."
 ENGLISH_CODE = "en"
 
 # What Mnemolis itself says, in the languages whose questions it measures (HA's own
-# test sentences): a German question nothing answers is told so in German.
+# test sentences, the households): a German question nothing answers is told so in German.
 # ``nothing`` says no source answered, ``tried`` which sources failed and how,
 # ``command`` that a command belongs to Home Assistant, ``late`` that the deadline passed.
 # ``skipped`` … ``error`` say how a source failed (``unknown``: a name that is no
@@ -98,6 +98,44 @@ REPLIES: dict[str, dict[str, str]] = {
             "Sin respuesta dentro del plazo de {deadline} s (routing.deadline): Mnemolis "
             "está ocupado con otras preguntas. Vuelve a preguntar en un momento o haz una "
             "pregunta más corta."
+        ),
+    },
+    "it": {
+        "skipped": "non configurata",
+        "unknown": "non è una fonte",
+        "empty": "niente trovato",
+        "timeout": "nessuna risposta in tempo",
+        "error": "errore",
+        "nothing": "Nessuna fonte ha potuto rispondere a questa domanda.",
+        "tried": "Consultate: {runs}.",
+        "command": (
+            "«{query}» è un comando per Home Assistant ({intent}). Mnemolis risponde alle "
+            "domande e non accende, spegne né cambia mai nulla: dillo ad Assist di Home "
+            "Assistant, o lascia che il tuo client di IA usi il server MCP di Home Assistant."
+        ),
+        "late": (
+            "Nessuna risposta entro il limite di {deadline} s (routing.deadline): Mnemolis "
+            "è occupato con altre domande. Richiedi tra un momento, o fai una domanda più "
+            "breve."
+        ),
+    },
+    "pt": {
+        "skipped": "não configurada",
+        "unknown": "não é uma fonte",
+        "empty": "nada encontrado",
+        "timeout": "sem resposta a tempo",
+        "error": "erro",
+        "nothing": "Nenhuma fonte conseguiu responder a esta pergunta.",
+        "tried": "Consultadas: {runs}.",
+        "command": (
+            "«{query}» é um comando para o Home Assistant ({intent}). O Mnemolis responde a "
+            "perguntas e nunca liga, desliga nem altera nada: diga-o ao Assist do Home "
+            "Assistant, ou deixe o seu cliente de IA usar o servidor MCP do Home Assistant."
+        ),
+        "late": (
+            "Sem resposta dentro do prazo de {deadline} s (routing.deadline): o Mnemolis "
+            "está ocupado com outras perguntas. Pergunte de novo daqui a pouco, ou faça uma "
+            "pergunta mais curta."
         ),
     },
     "nl": {
