@@ -179,7 +179,20 @@ async def test_the_agent_apologises_in_the_askers_language(
     assert result.response.error_code is intent.IntentResponseErrorCode.FAILED_TO_HANDLE
     assert _speech(result) == "Entschuldige, ich konnte gerade keine Antwort von Mnemolis bekommen."
     result = await conversation.async_converse(
-        hass, "Ist das Garagentor offen?", None, Context(), language="pt-BR", agent_id=AGENT
+        hass, "Il garage è aperto?", None, Context(), language="it", agent_id=AGENT
+    )
+    assert _speech(result).startswith("Spiacente, al momento non è stato possibile")
+    result = await conversation.async_converse(
+        hass, "A garagem está aberta?", None, Context(), language="pt", agent_id=AGENT
+    )
+    assert _speech(result).startswith("Lamento, neste momento não foi possível")
+    # A Brazilian pipeline hears the Portuguese; a language without a file, English.
+    result = await conversation.async_converse(
+        hass, "A garagem está aberta?", None, Context(), language="pt-BR", agent_id=AGENT
+    )
+    assert _speech(result).startswith("Lamento, neste momento não foi possível")
+    result = await conversation.async_converse(
+        hass, "Czy brama garażowa jest otwarta?", None, Context(), language="pl", agent_id=AGENT
     )
     assert _speech(result) == APOLOGY
 

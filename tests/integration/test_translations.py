@@ -101,13 +101,13 @@ def _placeholders(tree: Any, path: str = "") -> dict[str, set[str]]:
 
 
 def test_every_translation_says_what_english_says() -> None:
-    """A German, French, Spanish or Dutch Home Assistant shows the config flow, entities,
-    actions and spoken replies in its language; each file has English's keys (a missing
-    one would silently fall back to English) and the same placeholders (one lost or
-    misspelt would show "{length}" or fail to format)."""
+    """A German, French, Spanish, Dutch, Italian or Portuguese Home Assistant shows the
+    config flow, entities, actions and spoken replies in its language; each file has
+    English's keys (a missing one would silently fall back to English) and the same
+    placeholders (one lost or misspelt would show "{length}" or fail to format)."""
     english = _placeholders(_json("strings.json"))
     languages = sorted(p.stem for p in (PACKAGE / "translations").glob("*.json"))
-    assert {"de", "fr", "es", "nl"} <= set(languages), languages
+    assert {"de", "fr", "es", "nl", "it", "pt"} <= set(languages), languages
     for language in languages:
         translated = _placeholders(_json(f"translations/{language}.json"))
         assert set(translated) == set(english), (language, set(english) ^ set(translated))

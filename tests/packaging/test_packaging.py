@@ -86,7 +86,7 @@ def test_every_translation_names_every_option() -> None:
     the add-on has that language's file; each says what English says of every option."""
     english = _leaves(load_yaml(ADDON / "translations/en.yaml"))
     languages = sorted(p.stem for p in (ADDON / "translations").glob("*.yaml"))
-    assert {"de", "fr", "es", "nl"} <= set(languages), languages
+    assert {"de", "fr", "es", "nl", "it", "pt"} <= set(languages), languages
     for language in languages:
         translated = _leaves(load_yaml(ADDON / f"translations/{language}.yaml"))
         assert set(translated) == set(english), (language, set(english) ^ set(translated))
