@@ -470,3 +470,18 @@ async def test_a_french_question_is_answered_by_the_thing_it_asks_for(
     assert body["source_used"] == "none", body
     body = await _asked(client, "La femme de ménage passe quel jour ?", "fr")
     assert "jeudi" in body["result"], body
+
+
+def test_give_me_carries_no_subject_in_any_language() -> None:
+    """ "Dá-me o contacto do eletricista", "Gib mir die Nummer vom Klempner": "give me"
+    asks as "tell me" does; "dá-me" is read as one word, "dáme", as "wi-fi" is "wifi"."""
+    asks = {
+        "pt": ("dá-me o contacto do eletricista", ["contacto", "eletricista"]),
+        "es": ("Dame el número del fontanero", ["número", "fontanero"]),
+        "it": ("Dammi il numero dell'idraulico", ["numero", "idraulico"]),
+        "de": ("Gib mir die Nummer vom Klempner", ["nummer", "klempner"]),
+        "nl": ("Geef me het nummer van de loodgieter", ["nummer", "loodgieter"]),
+    }
+    for language, (question, words) in asks.items():
+        with asked_in(language):
+            assert query_tokens(question) == words, (language, query_tokens(question))

@@ -304,7 +304,8 @@ def stop_words_of(text: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=16)
 def _stop_words(name: str) -> frozenset[str]:
     words = _stop_list(name) | _skip_words(name) | frozenset(_SAYING.get(name, "").split())
-    return words | {unaccented(w) for w in words}
+    # "dá-me" is read as one word, "dáme", as "wi-fi" is "wifi".
+    return words | {unaccented(w) for w in words} | {w.replace("-", "") for w in words}
 
 
 # The words around a question that say how it is put, not what it asks about: the
@@ -319,14 +320,14 @@ _SAYING: dict[str, str] = {
         "wahrscheinlich bestimmt vielleicht eventuell möglicherweise überhaupt nochmal "
         "noch mal denn halt eben wohl ruhig irgendwie irgendwo "
         "sag sage sagen erzähl erzähle weißt wisst wissen heißt heißen bedeutet "
-        "brauche brauchen will möchte ok okay "
+        "brauche brauchen will möchte gib gibst ok okay "
         "wieviel wem wen wessen"
     ),
     "Dutch": (
         "al reeds ook weer eigenlijk momenteel zelfs ooit maar alleen slechts best echt "
         "werkelijk nog heel erg precies ongeveer circa eerlijk waarschijnlijk zeker "
         "misschien wellicht nogmaals even toch wel eens gewoon nou hoor ergens "
-        "zeg zeggen vertel vertellen weet weten heet heten betekent nodig wil ok oké "
+        "zeg zeggen vertel vertellen weet weten heet heten betekent nodig wil geef ok oké "
         "waar wanneer welke welk waarom hoeveel waarheen wiens moeten mag mogen willen "
         "zullen onze"
     ),
@@ -338,17 +339,17 @@ _SAYING: dict[str, str] = {
     "Spanish": (
         "ya también todavía aún realmente exactamente aproximadamente francamente "
         "probablemente seguramente quizás quizá acaso incluso pues bueno oye oiga "
-        "dime dígame sabes ok vale actualmente"
+        "dime dígame dame deme sabes ok vale actualmente"
     ),
     "Italian": (
         "già anche ancora davvero veramente esattamente precisamente circa francamente "
         "probabilmente sicuramente forse magari pure quindi allora beh dai senti scusa "
-        "dimmi sai sapete ok okay attualmente"
+        "dimmi dammi sai sapete ok okay attualmente"
     ),
     "Portuguese": (
         "já também ainda realmente mesmo exatamente precisamente aproximadamente "
         "francamente provavelmente certamente talvez então bem pois olha olhe "
-        "diz-me diga-me sabes ok okay atualmente"
+        "diz-me diga-me dá-me dás sabes ok okay atualmente"
     ),
 }
 
