@@ -485,3 +485,30 @@ def test_give_me_carries_no_subject_in_any_language() -> None:
     for language, (question, words) in asks.items():
         with asked_in(language):
             assert query_tokens(question) == words, (language, query_tokens(question))
+
+
+async def test_a_question_for_a_figure_is_not_answered_without_one(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Quanto costa il corso di nuoto?" was answered by the line saying when the course
+    is: in another language a text that gives no fact of the kind asked (no figure for
+    "quanto", no time for "a que horas") is worth half its words, and nothing answers."""
+    notes = {
+        "attivita.md": (
+            "## Attività\n\n- Il corso di nuoto di Marco è il martedì alla piscina comunale.\n"
+        ),
+        "casa.md": (
+            "## Lixo\n\n- O lixo indiferenciado desce-se para o contentor verde da rua.\n"
+            "- O lixo desce-se depois das 20h, nunca ao domingo.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Quanto costa il corso di nuoto di Marco?", "it")
+    assert body["source_used"] == "none", body
+    body = await _asked(client, "A que horas se pode descer o lixo?", "pt")
+    assert "20h" in body["result"], body
+    with asked_in("it"):
+        question = "Quanto costa il corso di nuoto?"
+        when = relevance.word_coverage(question, None, "Il corso di nuoto è il martedì.")
+        price = relevance.word_coverage(question, None, "Il corso di nuoto costa 40 €.")
+        assert when <= price / 2, (when, price)

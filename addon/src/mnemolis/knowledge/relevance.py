@@ -768,13 +768,21 @@ def word_coverage(
         if found > before:
             said_words.add(w)
     share = found / total if total > 0 else 0.0
-    thing = _thing_of(question) if tongue else ()
-    if thing and not said_words.intersection(thing):
-        share *= THING_UNSAID
+    if tongue:
+        # In another language a text that does not say the thing asked ("le numéro" of "le
+        # numéro du dentiste"), or gives no fact of the kind asked ("¿cuánto cuesta?" and
+        # no figure), is worth half its words for each.
+        thing = _thing_of(question)
+        if thing and not said_words.intersection(thing):
+            share *= THING_UNSAID
+        kind = kind_asked(tongue, question)
+        if kind is not None and not any(kind.given_by(t) for t in (*texts, *weak)):
+            share *= KIND_UNGIVEN
     return share
 
 
 THING_UNSAID = 0.5
+KIND_UNGIVEN = 0.5
 # In French, Spanish, Italian and Portuguese the thing asked comes before whose it is:
 # "le numéro de l'orthodontiste", "la contraseña de Netflix", "el filtro de la campana".
 # Without an article after "de" the two words name one thing ("femme de ménage",
