@@ -26,8 +26,8 @@ ENGLISH_CODE = "en"
 # test sentences, the households): a German question nothing answers is told so in German.
 # ``nothing`` says no source answered, ``tried`` which sources failed and how,
 # ``command`` that a command belongs to Home Assistant, ``late`` that the deadline passed.
-# ``skipped`` … ``error`` say how a source failed (``unknown``: a name that is no
-# source); English says it in the API's own words, so it has none of them.
+# ``skipped`` … ``error`` say how a source failed; English says it in the API's own
+# words, so it has none of them.
 REPLIES: dict[str, dict[str, str]] = {
     "en": {
         "nothing": "No source could answer this question.",
@@ -44,7 +44,6 @@ REPLIES: dict[str, dict[str, str]] = {
     },
     "de": {
         "skipped": "nicht eingerichtet",
-        "unknown": "keine Quelle",
         "empty": "nichts gefunden",
         "timeout": "nicht rechtzeitig",
         "error": "Fehler",
@@ -63,7 +62,6 @@ REPLIES: dict[str, dict[str, str]] = {
     },
     "fr": {
         "skipped": "non configurée",
-        "unknown": "pas une source",
         "empty": "rien trouvé",
         "timeout": "pas de réponse à temps",
         "error": "erreur",
@@ -83,7 +81,6 @@ REPLIES: dict[str, dict[str, str]] = {
     },
     "es": {
         "skipped": "no configurada",
-        "unknown": "no es una fuente",
         "empty": "nada encontrado",
         "timeout": "sin respuesta a tiempo",
         "error": "error",
@@ -102,7 +99,6 @@ REPLIES: dict[str, dict[str, str]] = {
     },
     "it": {
         "skipped": "non configurata",
-        "unknown": "non è una fonte",
         "empty": "niente trovato",
         "timeout": "nessuna risposta in tempo",
         "error": "errore",
@@ -121,7 +117,6 @@ REPLIES: dict[str, dict[str, str]] = {
     },
     "pt": {
         "skipped": "não configurada",
-        "unknown": "não é uma fonte",
         "empty": "nada encontrado",
         "timeout": "sem resposta a tempo",
         "error": "erro",
@@ -140,7 +135,6 @@ REPLIES: dict[str, dict[str, str]] = {
     },
     "nl": {
         "skipped": "niet ingesteld",
-        "unknown": "geen bron",
         "empty": "niets gevonden",
         "timeout": "niet op tijd",
         "error": "fout",

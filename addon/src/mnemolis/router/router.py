@@ -1422,9 +1422,7 @@ def _how_it_failed(run: SourceRun, language: str) -> str:
     another language its status, since a German answer should not carry English."""
     if language == ENGLISH_CODE:
         return run.error or run.status
-    if run.status == "skipped" and (run.error or "").endswith("is not a source"):
-        return reply("unknown", language)
-    return reply(run.status, language)
+    return reply(run.status, language)  # "skipped": not set up on this server
 
 
 def _condition_sentence(text: str, verdict: Verdict) -> str:
