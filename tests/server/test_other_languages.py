@@ -447,6 +447,60 @@ def test_the_thing_asked_before_de_must_be_said() -> None:
         assert where <= said / 4, (where, said)
 
 
+def test_whose_thing_is_asked_must_be_said() -> None:
+    """In a Romance language a name after "de"/"di"/"do" says whose the thing asked is:
+    Luca's passport row does not answer "il passaporto di Matilde", nor Tom's
+    orthodontist "l'orthodontiste de Léa" (issue 28, point 3). German capitals mark every
+    noun and Dutch "de" is "the": neither tells an owner there."""
+    for language, asked, other, own in (
+        (
+            "it",
+            "Quando scade il passaporto di Matilde?",
+            "Passaporto di Luca: scade il 15 maggio 2025.",
+            "Passaporto di Matilde: scade il 3 marzo 2027.",
+        ),
+        (
+            "fr",
+            "C'est quoi le numéro de l'orthodontiste de Léa ?",
+            "Orthodontiste de Tom : Dr Morel, 01 23 45 67 89.",
+            "Orthodontiste de Léa : Dr Morel, 01 23 45 67 89.",
+        ),
+        (
+            "pt",
+            "Tens o telemóvel do Sr. Amândio?",
+            "Telemóvel do Sr. Rui: 912 345 678.",
+            "Telemóvel do Sr. Amândio: 912 345 678.",
+        ),
+    ):
+        with asked_in(language):
+            assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS, asked
+            assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
+    with asked_in("nl"):
+        asked = "Waar ligt de krik in de Toyota?"
+        assert relevance.word_coverage(asked, None, "De krik ligt in de kofferbak.") >= 0.5
+    with asked_in("de"):
+        asked = "Wo ist der Schlüssel von Oma?"
+        assert relevance.word_coverage(asked, None, "Der Schlüssel hängt am Brett.") >= 0.5
+
+
+async def test_a_french_question_for_someones_number_is_not_answered_by_anothers(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Léa's orthodontist is not Tom's: with only his written down, nothing answers the
+    number of hers; his line answers for his."""
+    notes = {
+        "contacts.md": (
+            "## Santé\n\n- Orthodontiste de Tom : Dr Morel, 01 23 45 67 89\n"
+            "- Léa : école Jean Jaurès, en CM1\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "C'est quoi le numéro de l'orthodontiste de Léa ?", "fr")
+    assert body["source_used"] == "none", body
+    body = await _asked(client, "C'est quoi le numéro de l'orthodontiste de Tom ?", "fr")
+    assert "01 23 45 67 89" in body["result"], body
+
+
 async def test_a_french_question_is_answered_by_the_thing_it_asks_for(
     make_client: Client, tmp_path: Path
 ) -> None:

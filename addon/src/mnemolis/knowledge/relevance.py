@@ -778,11 +778,16 @@ def word_coverage(
         kind = kind_asked(tongue, question)
         if kind is not None and not any(kind.given_by(t) for t in (*texts, *weak)):
             share *= KIND_UNGIVEN
+        # "Quando scade il passaporto di Matilde?" is not answered by Luca's passport row.
+        owners = _owners_of(question)
+        if owners and not _say_all(owners, (*texts, *weak)):
+            share *= OWNER_UNSAID
     return share
 
 
 THING_UNSAID = 0.5
 KIND_UNGIVEN = 0.5
+OWNER_UNSAID = 0.5
 # In French, Spanish, Italian and Portuguese the thing asked comes before whose it is:
 # "le numéro de l'orthodontiste", "la contraseña de Netflix", "el filtro de la campana".
 # Without an article after "de" the two words name one thing ("femme de ménage",
@@ -832,6 +837,26 @@ def _thing_of(question: str) -> tuple[str, ...]:
                 return (word, after)
             return (word,)
     return ()
+
+
+# Whose the thing asked is, in a Romance language: a name (written with its capital) after
+# "de", "di", "da", "do", "du", "del", "d'" ("le numéro de l'orthodontiste de Léa", "il
+# passaporto di Matilde", "o telemóvel do Sr. Amândio"), a title between them. German and
+# Dutch capitals mark every noun, and Dutch "de" is "the": neither tells a name.
+_OWNER_OF = re.compile(
+    r"(?<=\w)[\s,]+(?:de|di|da|do|du|del|della|dello|dos|das|d['\u2019])\s*"
+    r"(?:(?:Sr|Sra|Sig|Sig\.ra|Dr|Dra|Dott|M|Mme|Mlle)\.?\s+)?"
+    r"([A-ZÀ-ÖØ-Þ][\w-]*)"
+)
+
+
+@cached_by_language(512)
+def _owners_of(question: str) -> tuple[str, ...]:
+    """The names whose thing a question in a Romance language asks about (folded)."""
+    if foreign(question) not in _ROMANCE:
+        return ()
+    names = (fold(m) for m in _OWNER_OF.findall(question))
+    return tuple(w for w in names if w not in STOPWORDS)
 
 
 def joins_words(question: str) -> bool:
