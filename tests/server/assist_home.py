@@ -19,7 +19,7 @@ from mnemolis.core import Mnemolis
 from mnemolis.hass.client import Registries
 from mnemolis.settings import load_settings
 
-from .intents_home import INTENTS_TESTS
+from .intents_home import tests_of
 from .routing_cases import FakeSource, deps_for
 
 
@@ -27,7 +27,7 @@ class FixtureHA:
     """The fixture home as the websocket client would hold it."""
 
     def __init__(self, language: str, words: dict[str, str] | None = None) -> None:
-        path = INTENTS_TESTS / language / "_fixtures.yaml"
+        path = tests_of(language) / "_fixtures.yaml"
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         self.language = language
         self.time_zone = ZoneInfo("Europe/Amsterdam")

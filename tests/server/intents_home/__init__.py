@@ -24,6 +24,18 @@ REPO = HERE.parents[2]
 INTENTS_TESTS = Path(
     os.environ.get("MNEMOLIS_INTENTS_TESTS") or REPO.parent / "shared" / "ha-intents-tests"
 )
+# Italian and Portuguese, which ../shared does not hold: the same commit's files, vendored.
+VENDORED_TESTS = REPO / "bench" / "eval" / "intents"
+
+
+def tests_of(language: str) -> Path:
+    """The folder of a language's intent tests: ``INTENTS_TESTS``'s, else the vendored."""
+    own = INTENTS_TESTS / language
+    return (
+        own
+        if own.is_dir() or not (VENDORED_TESTS / language).is_dir()
+        else (VENDORED_TESTS / language)
+    )
 
 
 def _domains(fixture: Path) -> list[str]:
@@ -55,7 +67,7 @@ def launch_intents_home(config_dir: Path, language: str) -> HassCore:
     """Start HA with the fixture home of a language, onboarded, and return it."""
     from ..conftest import free_port
 
-    fixture = INTENTS_TESTS / language / "_fixtures.yaml"
+    fixture = tests_of(language) / "_fixtures.yaml"
     if not fixture.exists():
         raise RuntimeError(f"{fixture} missing: set MNEMOLIS_INTENTS_TESTS")
     binary = hass_bin()
