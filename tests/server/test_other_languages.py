@@ -566,3 +566,22 @@ async def test_a_question_for_a_figure_is_not_answered_without_one(
         when = relevance.word_coverage(question, None, "Il corso di nuoto è il martedì.")
         price = relevance.word_coverage(question, None, "Il corso di nuoto costa 40 €.")
         assert when <= price / 2, (when, price)
+
+
+async def test_mnemolis_english_docs_do_not_answer_another_languages_home_question(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Mnemolis's own docs are English: "qual è la temperatura?" met them only by reading
+    "temperatura" as a slip of "temperature", and was answered with the MCP tool's
+    temperature argument. A question in another language that names Mnemolis still
+    reaches them."""
+    client = await household_client(
+        make_client, tmp_path / "roots", {"casa.md": "## Casa\n\nLa caldaia è in cantina.\n"}
+    )
+    for question in ("qual è la temperatura?", "che temperatura c'è?"):
+        body = await _asked(client, question, "it")
+        refs = [c.get("ref", "") for c in body["citations"]]
+        assert body["source_used"] == "none", (question, body)
+        assert not any("bundled_docs" in r for r in refs), (question, body)
+    body = await _asked(client, "Come collego Claude Desktop a Mnemolis?", "it")
+    assert any("bundled_docs" in c.get("ref", "") for c in body["citations"]), body

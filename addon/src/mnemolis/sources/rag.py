@@ -34,6 +34,7 @@ from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, STOPWORDS, query_text
+from ..language import foreign
 from ..models import Evidence, SourceAnswer, cited
 from ..sentences import SENTENCE_BREAK
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
@@ -1507,8 +1508,19 @@ class RagSource(Source):
         if not found and failed and memory is None:
             # Never an empty answer (that would be cached): the search did not run.
             raise SourceError(f"database(s) {', '.join(failed)} could not be searched")
-        if not found and bundled and not about and memory is None and not standing_in(ctx):
+        english = foreign(question) is None
+        if (
+            not found
+            and bundled
+            and not about
+            and english
+            and memory is None
+            and not standing_in(ctx)
+        ):
             # Nothing of the household's matches: Mnemolis's docs, when they plainly answer.
+            # They are English: a question in another language meets their words only by
+            # likeness ("temperatura" read as a slip of "temperature"), so they answer it
+            # only when it names Mnemolis (``about``, which searched them above).
             weights = await store.term_weights(question, [BUNDLED_NAME])
             found = await relevant_passages(
                 store, question, [BUNDLED_NAME], weights, BUNDLED_FALLBACK
