@@ -578,8 +578,12 @@ async def test_mnemolis_english_docs_do_not_answer_another_languages_home_questi
     client = await household_client(
         make_client, tmp_path / "roots", {"casa.md": "## Casa\n\nLa caldaia è in cantina.\n"}
     )
-    for question in ("qual è la temperatura?", "che temperatura c'è?"):
-        body = await _asked(client, question, "it")
+    for question, language in (
+        ("qual è la temperatura?", "it"),
+        ("che temperatura c'è?", "it"),
+        ("jaka jest temperatura?", "pl"),  # a language without a stemmer, too
+    ):
+        body = await _asked(client, question, language)
         refs = [c.get("ref", "") for c in body["citations"]]
         assert body["source_used"] == "none", (question, body)
         assert not any("bundled_docs" in r for r in refs), (question, body)

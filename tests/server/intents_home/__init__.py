@@ -30,12 +30,8 @@ VENDORED_TESTS = REPO / "bench" / "eval" / "intents"
 
 def tests_of(language: str) -> Path:
     """The folder of a language's intent tests: ``INTENTS_TESTS``'s, else the vendored."""
-    own = INTENTS_TESTS / language
-    return (
-        own
-        if own.is_dir() or not (VENDORED_TESTS / language).is_dir()
-        else (VENDORED_TESTS / language)
-    )
+    own, vendored = INTENTS_TESTS / language, VENDORED_TESTS / language
+    return vendored if not own.is_dir() and vendored.is_dir() else own
 
 
 def _domains(fixture: Path) -> list[str]:

@@ -34,7 +34,7 @@ from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, STOPWORDS, query_text
-from ..language import foreign
+from ..language import ENGLISH, language_of
 from ..models import Evidence, SourceAnswer, cited
 from ..sentences import SENTENCE_BREAK
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
@@ -1508,7 +1508,7 @@ class RagSource(Source):
         if not found and failed and memory is None:
             # Never an empty answer (that would be cached): the search did not run.
             raise SourceError(f"database(s) {', '.join(failed)} could not be searched")
-        english = foreign(question) is None
+        english = language_of(question) == ENGLISH
         if (
             not found
             and bundled
