@@ -11,7 +11,7 @@ from typing import Any
 from mnemolis.knowledge import relevance
 from mnemolis.knowledge.database import DocumentDatabase, Hit
 from mnemolis.knowledge.text import query_tokens
-from mnemolis.language import asked_in, foreign, stem_in, stop_words_of
+from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
 
 from .knowledge_helpers import household_client, store_of
@@ -589,3 +589,39 @@ async def test_mnemolis_english_docs_do_not_answer_another_languages_home_questi
         assert not any("bundled_docs" in r for r in refs), (question, body)
     body = await _asked(client, "Come collego Claude Desktop a Mnemolis?", "it")
     assert any("bundled_docs" in c.get("ref", "") for c in body["citations"]), body
+
+
+def test_a_german_verb_meets_the_noun_made_of_it() -> None:
+    """Snowball keeps "gewartet" from "Wartung" and "abgeholt" from "Abholung": a German
+    participle ("ge-…-t", after a separable prefix too) and an "-ung" noun share a root,
+    and a text saying one says the other as a synonym does (issue 28)."""
+    for verb, noun in (
+        ("gewartet", "Wartung"),
+        ("abgeholt", "Abholung"),
+        ("eingelagert", "Einlagerung"),
+        ("geimpft", "Impfung"),
+    ):
+        assert root_in("German", verb) == root_in("German", noun), (verb, noun)
+    assert root_in("German", "gewaschen") == root_in("German", "waschen")
+    assert root_in("German", "Gerät") == stem_in("German", "Gerät")  # no participle
+    assert root_in("French", "réparation") == stem_in("French", "réparation")
+    with asked_in("de"):
+        asked = "Wann wurde die Heizung zuletzt gewartet?"
+        assert relevance.word_coverage(asked, None, "Letzte Wartung der Heizung: 14. März.") > (
+            relevance.word_coverage(asked, None, "Die Heizung ist eine Vaillant ecoTEC.")
+        )
+
+
+async def test_a_german_participle_finds_the_line_with_its_noun(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wann wurde die Heizung gewartet?" is answered by the line of the "Wartung", not by
+    another line about the heating."""
+    notes = (
+        "# Heizung\n\nDie Heizung ist eine Vaillant ecoTEC im Keller.\n\n"
+        "Letzte Wartung: 14. März 2024 durch Firma Schulze.\n\n"
+        "Der Druck soll zwischen 1,5 und 2 bar liegen.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"heizung.md": notes})
+    body = await _asked(client, "Wann wurde die Heizung gewartet?", "de")
+    assert "14. März 2024" in body["result"], body

@@ -414,6 +414,34 @@ def stem_in(name: str, word: str) -> str:
     return unaccented(_stemmer(name).stemWord(word.lower()))
 
 
+# German verbs, their participles and the nouns made of them share a root Snowball
+# keeps apart: "geimpft", "impfen" and "Impfung"; "eingelagert" and "Einlagerung".
+_PREFIXES = "ab an auf aus bei durch ein fest her hin los mit nach uber um vor weg zu zuruck"
+_SEPARABLE = frozenset(_PREFIXES.split())  # the prefixes "ge" follows: "ab-ge-holt"
+_ROOT_MIN = 3
+
+
+@functools.lru_cache(maxsize=8192)
+def root_in(name: str, word: str) -> str:
+    """A German word's root: the stem of what is left without a participle's "ge-…-t"
+    or "ge-…-en" (after a separable prefix too) or a noun's "-ung"; other languages'
+    words are their stems."""
+    if name != "German":
+        return stem_in(name, word)
+    w = unaccented(word.lower())
+    for end in ("ungen", "ung"):
+        if w.endswith(end) and len(w) - len(end) >= _ROOT_MIN:
+            return stem_in(name, w[: -len(end)])
+    for lead in ("", *sorted(_SEPARABLE)):
+        if not w.startswith(lead + "ge"):
+            continue
+        body = w[len(lead) + 2 :]
+        for end in ("et", "t", "en"):
+            if body.endswith(end) and len(body) - len(end) >= _ROOT_MIN:
+                return stem_in(name, lead + body[: -len(end)])
+    return stem_in(name, w)
+
+
 def unaccented(word: str) -> str:
     """A word without its diacritics, as the full-text index reads it ("für", "fur")."""
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))

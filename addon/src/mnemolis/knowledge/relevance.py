@@ -32,6 +32,7 @@ from ..language import (
     heads,
     joins_compounds,
     names_a_phone,
+    root_in,
     stem_in,
     stop_words_of,
 )
@@ -727,6 +728,8 @@ def word_coverage(
             found += given.get(w, 1.0)
         elif tongue and stem_in(tongue, w) in inflected:
             found += given.get(w, 1.0)  # "Tonnen" is said by "Tonne" (in German)
+        elif tongue and _root_said(tongue, w, texts):
+            found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)  # "geimpft" by "Impfung"
         elif joined_up and (
             w in joined
             or _compound_met(stem_in(tongue or "", w), inflected)
@@ -783,6 +786,20 @@ def word_coverage(
         if owners and not _say_all(owners, (*texts, *weak)):
             share *= OWNER_UNSAID
     return share
+
+
+def _root_said(tongue: str, word: str, texts: tuple[str, ...]) -> bool:
+    """Whether a text says the word's root ("Impfung" of "geimpft"), in German."""
+    if tongue != "German":
+        return False
+    root = root_in(tongue, word)
+    return any(root in roots_in(tongue, t) for t in texts)
+
+
+@functools.lru_cache(maxsize=4096)
+def roots_in(language: str, text: str) -> frozenset[str]:
+    """A text's words by their roots (``root_in``) in a language."""
+    return frozenset(root_in(language, w) for w in _WORD.findall(joined(text)))
 
 
 THING_UNSAID = 0.5
