@@ -625,3 +625,28 @@ async def test_a_german_participle_finds_the_line_with_its_noun(
     client = await household_client(make_client, tmp_path / "roots", {"heizung.md": notes})
     body = await _asked(client, "Wann wurde die Heizung gewartet?", "de")
     assert "14. März 2024" in body["result"], body
+
+
+def test_a_verb_with_its_pronoun_is_no_compound() -> None:
+    """ "dá-me", "diz-me" are a verb and its pronoun, not a compound like "Netflix-Passwort"
+    whose every part a text must say (issue 28): the plumber's row answers "diz-me o
+    contacto do canalizador" though it never says "diz"."""
+    row = "Função: Canalizador | Nome: Paulo Sá | Telefone: 93 000 1234"
+    with asked_in("pt"):
+        for asked in ("diz-me o contacto do canalizador", "dá-me o contacto do canalizador"):
+            assert relevance.names_compounds(asked, row), asked
+    with asked_in("de"):
+        assert not relevance.names_compounds("Wie ist das Netflix-Passwort?", "WLAN-Passwort: x")
+
+
+async def test_a_portuguese_give_me_is_answered_by_the_row(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Dá-me o contacto do canalizador" reads out the plumber's row, as "Qual é …?" does."""
+    contacts = (
+        "# Contactos\n\n| Função | Nome | Telefone |\n|---|---|---|\n"
+        "| Canalizador | Paulo Sá | 93 000 1234 |\n| Eletricista | Rui Pacheco | 93 000 2745 |\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"contactos.md": contacts})
+    body = await _asked(client, "dá-me o contacto do canalizador", "pt")
+    assert "93 000 1234" in body["result"] and "2745" not in body["result"], body
