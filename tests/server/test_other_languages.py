@@ -10,9 +10,11 @@ from typing import Any
 
 from mnemolis.knowledge import relevance
 from mnemolis.knowledge.database import DocumentDatabase, Hit
+from mnemolis.knowledge.documents import Passage
 from mnemolis.knowledge.text import query_tokens
 from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
+from mnemolis.sources import rag
 
 from .knowledge_helpers import household_client, store_of
 
@@ -650,3 +652,19 @@ async def test_a_portuguese_give_me_is_answered_by_the_row(
     client = await household_client(make_client, tmp_path / "roots", {"contactos.md": contacts})
     body = await _asked(client, "dá-me o contacto do canalizador", "pt")
     assert "93 000 1234" in body["result"] and "2745" not in body["result"], body
+
+
+def test_in_another_language_the_reader_judges_more_of_the_ranking() -> None:
+    """A German line that says the answer by a compound ranks below lines sharing the
+    question's plain words (the keyword ranking leads, the model reads English): the
+    twelfth passage is still judged, and answers "Wie lang ist die Kündigungsfrist?"."""
+
+    def line(n: int, content: str) -> Passage:
+        hit = Hit(n, "wohnung.md", n, "Wohnung", content, 1.0)
+        return Passage("household", hit, "wohnung.md", 0.03, 0.5)
+
+    others = [line(n, f"Die Wohnung hat {n} Fenster zum Hof.") for n in range(11)]
+    own = line(20, "Kündigungsfrist für die Wohnung: drei Monate zum Monatsende.")
+    with asked_in("de"):
+        ranked = rag._judged("Wie lang ist die Kündigungsfrist?", {}, [*others, own], None, True)
+    assert ranked and ranked[0][1] is own, [p.hit.content for _, p in ranked]

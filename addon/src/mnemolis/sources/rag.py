@@ -34,7 +34,7 @@ from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, STOPWORDS, query_text
-from ..language import ENGLISH, language_of
+from ..language import ENGLISH, foreign, language_of
 from ..models import Evidence, SourceAnswer, cited
 from ..sentences import SENTENCE_BREAK
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
@@ -103,6 +103,9 @@ ENTRY_WORDS = 4  # a heading of this many words ending a sentence is an FAQ's en
 SHORT_RECORD = 80  # a record line this short is read with its heading ("Wifi — Password: …")
 WRAPPED_LINE = 64  # a line this long that stops mid-sentence is wrapped prose
 CANDIDATES = 10
+# In another language the words lead the ranking (the model reads English), and a line
+# that says the answer by a compound or an inflection ranks lower: more are judged.
+FOREIGN_CANDIDATES = 15
 FAQ_CANDIDATES = 30  # how far down a passage under a heading asking a question is looked for
 ENTRY_LOOKUP = 5  # keyword hits looked through for the entry of a question asked word for word
 
@@ -1187,9 +1190,10 @@ def _judged(
     # So is one that says what a "what is X?" asks ("Fetchmail is a one-stop solution …"):
     # in a folder all about X, every passage naming it is near the question in meaning.
     what_is = _thing_defined(question) is not None
-    passages = pool[:CANDIDATES] + [
+    judged = FOREIGN_CANDIDATES if foreign(question) else CANDIDATES
+    passages = pool[:judged] + [
         p
-        for p in pool[CANDIDATES:]
+        for p in pool[judged:]
         if _asks(p.hit.heading)
         or heading_asks_it(question, p.hit.heading)
         or (what_is and any(defines(question, u) for u in _units(answering_part(p.hit.content))))
