@@ -668,3 +668,18 @@ def test_in_another_language_the_reader_judges_more_of_the_ranking() -> None:
     with asked_in("de"):
         ranked = rag._judged("Wie lang ist die Kündigungsfrist?", {}, [*others, own], None, True)
     assert ranked and ranked[0][1] is own, [p.hit.content for _, p in ranked]
+
+
+def test_a_numbers_abbreviation_says_the_word_for_it() -> None:
+    """ "n.º 3", "Nr. 12", "n. 7" before a figure say "número", "Nummer", "numero": the
+    letterbox line answers "qual é o número da caixa do correio?" (issue 28)."""
+    for language, asked, line in (
+        ("pt", "Qual é o número da caixa do correio?", "Caixa do correio n.º 3, à esquerda."),
+        ("de", "Welche Nummer hat unser Stellplatz?", "Stellplatz Nr. 12 in der Tiefgarage."),
+        ("it", "Qual è il numero della cantina?", "Cantina n. 7, in fondo al corridoio."),
+    ):
+        with asked_in(language):
+            assert relevance.word_coverage(asked, None, line) >= relevance.ANSWERS, asked
+    with asked_in("it"):
+        asked = "Qual è il numero della cantina?"
+        assert relevance.word_coverage(asked, None, "La cantina è in fondo.") < relevance.ANSWERS

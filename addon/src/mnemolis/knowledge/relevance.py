@@ -728,6 +728,8 @@ def word_coverage(
             found += given.get(w, 1.0)
         elif tongue and stem_in(tongue, w) in inflected:
             found += given.get(w, 1.0)  # "Tonnen" is said by "Tonne" (in German)
+        elif w in _NUMBER_WORDS and any(_NUMBER_MARK.search(t) for t in texts):
+            found += given.get(w, 1.0)  # "o número do lugar" is the "lugar n.º 14"
         elif tongue and _root_said(tongue, w, texts):
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)  # "geimpft" by "Impfung"
         elif joined_up and (
@@ -786,6 +788,12 @@ def word_coverage(
         if owners and not _say_all(owners, (*texts, *weak)):
             share *= OWNER_UNSAID
     return share
+
+
+# The word for a number in the other languages, and its abbreviations before a figure:
+# "n.º 14", "nº 3", "Nr. 12", "núm. 5", "n. 7".
+_NUMBER_WORDS = frozenset({"numero", "numeros", "nummer", "nummern", "nummers"})
+_NUMBER_MARK = re.compile(r"(?<!\w)(?:n\.?\s?[º°]|nr\.?|n[úu]m\.|no\.|n\.)\s?(?=\d)", re.I)
 
 
 def _root_said(tongue: str, word: str, texts: tuple[str, ...]) -> bool:
