@@ -485,6 +485,64 @@ def test_whose_thing_is_asked_must_be_said() -> None:
         assert relevance.word_coverage(asked, None, "Der Schlüssel hängt am Brett.") >= 0.5
 
 
+def test_a_name_after_de_says_whose_the_thing_is() -> None:
+    """ "La password di Netflix" is Netflix's password, not a compound either of whose words
+    says it: the line about Netflix's profiles does not answer it (issue 28, point 3).
+    In lower case the two stay one thing ("femme de ménage", above)."""
+    for language, asked, other, own in (
+        (
+            "it",
+            "Qual è la password di Netflix?",
+            "Netflix: profili Luca, Giulia e Bambini.",
+            "Password di Netflix: girasole-42",
+        ),
+        (
+            "pt",
+            "Qual é o PIN do Multibanco?",
+            "Multibanco: o cartão está na carteira azul.",
+            "PIN do Multibanco: 4821",
+        ),
+    ):
+        with asked_in(language):
+            assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS, asked
+            assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
+
+
+def test_whose_thing_a_which_is_question_asks_for_must_be_said() -> None:
+    """ "Quel est le numéro de la carte vitale ?" asks for the card's number: a doctor's
+    phone number is no answer, though it is a number and names the same child; "del
+    colegio" is said by the school's own row (issue 28, point 3)."""
+    with asked_in("fr"):
+        asked = "Quel est le numéro de la carte vitale de Léa ?"
+        doctor = "Pédiatre de Léa : Dr Martin, 01 23 45 67 89"
+        card = "Carte vitale de Léa : numéro 2 15 03 75 123 456"
+        assert not relevance.match(asked, None, [doctor]).answers
+        assert relevance.match(asked, None, [card]).answers
+    with asked_in("es"):
+        asked = "¿Cuál es el teléfono del colegio?"
+        assert relevance.match(asked, None, ["Colegio: 91 000 52 30"]).answers
+
+
+async def test_an_italian_question_for_a_cards_number_is_not_answered_by_a_phone(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """With only the pediatrician's row written down, nothing answers the number of
+    Marta's card, though the row gives a number and names her; it answers for the
+    pediatrician's phone."""
+    notes = {
+        "contatti.md": (
+            "# Contatti\n\n| Ruolo | Nome | Telefono | Note |\n|---|---|---|---|\n"
+            "| Pediatra (Marta e Pablo) | Dott.ssa Ruiz | 051 000 1122 | studio in via Po |\n"
+            "| Idraulico | Luigi Gil | 051 000 3344 | |\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Qual è il numero della tessera di Marta?", "it")
+    assert body["source_used"] == "none", body
+    body = await _asked(client, "Qual è il telefono della pediatra di Marta?", "it")
+    assert "051 000 1122" in body["result"], body
+
+
 async def test_a_french_question_for_someones_number_is_not_answered_by_anothers(
     make_client: Client, tmp_path: Path
 ) -> None:

@@ -816,7 +816,8 @@ OWNER_UNSAID = 0.5
 # In French, Spanish, Italian and Portuguese the thing asked comes before whose it is:
 # "le numéro de l'orthodontiste", "la contraseña de Netflix", "el filtro de la campana".
 # Without an article after "de" the two words name one thing ("femme de ménage",
-# "número de póliza"), which either of them says.
+# "número de póliza"), which either of them says; not when the second is a name
+# ("contraseña de Netflix": Netflix's password, which "Netflix: perfiles …" never says).
 _OF = re.compile(
     r"(?P<thing>\w[\w-]*)\s+(?:(?P<bare>de|di|da|do)\s+(?P<next>\w[\w-]*)"
     r"|(?:du|des|del|della|dello|dei|degli|delle|dos|das|d')(?=\s|\b))",
@@ -858,10 +859,73 @@ def _thing_of(question: str) -> tuple[str, ...]:
         word = fold(m.group("thing"))
         if word in wanted and word not in asking:
             after = fold(m.group("next") or "")
-            if m.group("bare") and after and after not in _ARTICLES and after in wanted:
+            # "la contraseña de Netflix": a name after "de" says whose it is, no compound.
+            name = (m.group("next") or "")[:1].isupper()
+            if (
+                m.group("bare")
+                and after
+                and after not in _ARTICLES
+                and after in wanted
+                and not name
+            ):
                 return (word, after)
             return (word,)
     return ()
+
+
+# "¿Cuál es el número …", "Quel est le code …", "Qual è il numero …": the noun phrase
+# after the article, up to a preposition, is the thing asked; "de la tarjeta sanitaria",
+# "del colegio", "do nosso lugar" after it say whose it is.
+_PREPOSITIONS = (
+    r"de|del|des|du|d'|di|della|dello|dei|degli|delle|da|do|dos|das|para|por|pour|par|per"
+    r"|en|em|no|na|nos|nas|dans|au|aux|al|a|à|in|nel|nella|con|avec|com|sur|sobre|su"
+)
+_PHRASE = rf"(?P<np>\w[\w-]*(?:\s+(?!(?:{_PREPOSITIONS})\b)\w[\w-]*){{0,2}})"
+# An article or a possessive before a noun; "l'" and "d'" join it.
+_BEFORE_NOUN = (
+    r"(?:(?:l'|d')\s*|(?:el|la|los|las|le|les|il|lo|gli|i|o|a|os|as|mi|mis|su|sus|nuestro"
+    r"|nuestra|notre|nos|mon|ma|mes|mio|mia|nosso|nossa|nossos|nossas)\s+)"
+)
+_WHICH_IS = re.compile(
+    r"\W*(?:cu[áa]l(?:es)? (?:es|son|era)|qual (?:[ée]|era)|quais s[ãa]o|qual è|quali sono"
+    rf"|quel(?:le)?s? (?:est|sont|était)(?:-ce)?)\s+{_BEFORE_NOUN}+{_PHRASE}",
+    re.I,
+)
+_WHOSE = re.compile(
+    rf"\s+(?:(?P<bare>de|di|da|do)\s+(?P<art>{_BEFORE_NOUN}*)|d'\s*{_BEFORE_NOUN}*"
+    rf"|(?:del|du|des|della|dello|dei|degli|delle|dos|das)\s+{_BEFORE_NOUN}*){_PHRASE}",
+    re.I,
+)
+
+
+def names_whose(question: str, *texts: str) -> bool:
+    """Whether the texts say at least half of the common nouns that say whose the thing
+    a "which is the …?" asks for is: a doctor's phone number is no health card's number,
+    though it is a number and names the same child. True for other questions."""
+    whose = _whose_of(question)
+    if not whose:
+        return True
+    tongue = foreign(question) or ""
+    have: frozenset[str] = frozenset().union(*(stems_in(tongue, t) for t in texts))
+    return 2 * sum(stem_in(tongue, w) in have for w in whose) >= len(whose)
+
+
+@cached_by_language(512)
+def _whose_of(question: str) -> tuple[str, ...]:
+    """The common nouns after "de" that say whose the thing a "which is the …?" asks for
+    is ("¿Cuál es el número de la tarjeta sanitaria?": "tarjeta", "sanitaria"): a
+    doctor's phone number is no health card's. Names are ``_owners_of``'s."""
+    head = _WHICH_IS.match(question) if foreign(question) in _ROMANCE else None
+    whose = _WHOSE.match(question, head.end()) if head else None
+    if whose is None:
+        return ()
+    phrase = whose.group("np")
+    if any(w[:1].isupper() for w in _WORD.findall(phrase)):
+        return ()  # "de la signora Zanardi": a name, with its title, is ``_owners_of``'s
+    if whose.group("bare") and not whose.group("art"):
+        return ()  # "el número de póliza": one thing, which ``_thing_of`` reads as such
+    wanted = content_words(question)
+    return tuple(w for w in content_words(phrase) if w in wanted)
 
 
 # Whose the thing asked is, in a Romance language: a name (written with its capital) after
@@ -1697,8 +1761,10 @@ def match(
         and names_the_measured(question, *texts, *weak)
         and names_compounds(question, *texts, *weak)
     )
-    owner = names_owners(question, *texts, *weak, strict=False) and names_subjects(
-        question, *texts, *weak
+    owner = (
+        names_owners(question, *texts, *weak, strict=False)
+        and names_subjects(question, *texts, *weak)
+        and names_whose(question, *texts, *weak)
     )
     time = gives_a_time(question, *texts) and names_what_happens(question, *texts, *weak)
     if not model:
