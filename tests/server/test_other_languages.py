@@ -523,6 +523,21 @@ def test_whose_thing_a_which_is_question_asks_for_must_be_said() -> None:
         assert relevance.match(asked, None, ["Colegio: 91 000 52 30"]).answers
 
 
+def test_whose_thing_a_german_question_asks_for_must_be_said() -> None:
+    """After "von"/"für" German says whose the thing is: the phone's PIN does not answer
+    the garage's. Said by the parts of a compound ("fürs Rasenmähen": "mäht den Rasen")
+    or by a longer compound of its first and last part ("vom Gashahn": "Gasabsperrhahn")."""
+    with asked_in("de"):
+        asked = "Wie ist die PIN für die Garage?"
+        assert not relevance.match(asked, None, ["Die PIN fürs Handy ist 4711."]).answers
+        assert relevance.match(asked, None, ["PIN für die Garage: 2580"]).answers
+        for asked, text in (
+            ("Wie viel bekommt Herr Kunz fürs Rasenmähen?", "Herr Kunz mäht den Rasen für 30 €."),
+            ("Wo ist der Griff vom Gashahn?", "Gasabsperrhahn: gelber Griff unter der Therme."),
+        ):
+            assert relevance.names_whose(asked, text), asked
+
+
 async def test_an_italian_question_for_a_cards_number_is_not_answered_by_a_phone(
     make_client: Client, tmp_path: Path
 ) -> None:

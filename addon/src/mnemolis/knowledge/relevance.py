@@ -898,24 +898,69 @@ _WHOSE = re.compile(
 )
 
 
+# German says whose after "von", "vom", "für", "fürs": "das Passwort für Netflix", "der
+# Schlüssel fürs Gartenhaus". (Dutch's "van"/"voor" the same way lost a held-out answer.)
+_WHOSE_GERMAN = re.compile(
+    r"\b(?:von|vom|für|fürs)\s+(?:(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer"
+    r"|unser\w*|mein\w*|dein\w*)\s+)?(?P<np>\w[\w-]*)",
+    re.I,
+)
+
+
 def names_whose(question: str, *texts: str) -> bool:
     """Whether the texts say at least half of the common nouns that say whose the thing
-    a "which is the …?" asks for is: a doctor's phone number is no health card's number,
-    though it is a number and names the same child. True for other questions."""
+    asked is (``_whose_of``): a doctor's phone number is no health card's number, though
+    it is a number and names the same child. True for other questions."""
     whose = _whose_of(question)
     if not whose:
         return True
     tongue = foreign(question) or ""
     have: frozenset[str] = frozenset().union(*(stems_in(tongue, t) for t in texts))
-    return 2 * sum(stem_in(tongue, w) in have for w in whose) >= len(whose)
+    joined = joins_compounds(tongue)
+    said = sum(
+        stem_in(tongue, w) in have or (joined and _compound_said(stem_in(tongue, w), have))
+        for w in whose
+    )
+    return 2 * said >= len(whose)
+
+
+def _compound_said(word: str, stems: frozenset[str]) -> bool:
+    """Whether the stems say a compound: as a compound's part (``_compound_met``), by its
+    two parts as words ("Fensterputzen": "putzt die Fenster"), or by a longer compound of
+    the same first and last part ("Gashahn": "Gasabsperrhahn")."""
+    if _compound_met(word, stems):
+        return True
+    if any(
+        len(s) > len(word) and s.startswith(word[:3]) and heads(word[-HEAD_MIN:], s) for s in stems
+    ):
+        return True
+    return any(
+        any(len(s) >= PART_MIN and word[:i].startswith(s) for s in stems)
+        and any(_inflected(word[i:], s) for s in stems)
+        for i in range(PART_MIN, len(word) - PART_MIN + 1)
+    )
+
+
+PART_MIN = 3  # "Rasen" is "ras" to the stemmer, "mähen" "mah"
+
+
+def _inflected(a: str, b: str) -> bool:
+    """Whether two stems are one word but for an ending ("mah", "maht")."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= PART_MIN and long.startswith(short) and len(long) - len(short) <= 2
 
 
 @cached_by_language(512)
 def _whose_of(question: str) -> tuple[str, ...]:
-    """The common nouns after "de" that say whose the thing a "which is the …?" asks for
-    is ("¿Cuál es el número de la tarjeta sanitaria?": "tarjeta", "sanitaria"): a
-    doctor's phone number is no health card's. Names are ``_owners_of``'s."""
-    head = _WHICH_IS.match(question) if foreign(question) in _ROMANCE else None
+    """The common nouns that say whose the thing asked is: after "de" in a Romance "which
+    is the …?" ("¿Cuál es el número de la tarjeta sanitaria?": "tarjeta", "sanitaria"),
+    names being ``_owners_of``'s; after "von"/"für" in German ("fürs Gartenhaus")."""
+    tongue = foreign(question)
+    if tongue == "German":
+        # Its capitals mark every noun, so no name is told apart: the noun is whose.
+        after = _WHOSE_GERMAN.search(question)
+        return content_words(after.group("np")) if after else ()
+    head = _WHICH_IS.match(question) if tongue in _ROMANCE else None
     whose = _WHOSE.match(question, head.end()) if head else None
     if whose is None:
         return ()
