@@ -538,6 +538,34 @@ def test_whose_thing_a_german_question_asks_for_must_be_said() -> None:
             assert relevance.names_whose(asked, text), asked
 
 
+def test_a_day_asked_is_said_by_the_days_a_rule_speaks_of() -> None:
+    """ "Am Samstag" is what "am Wochenende" rules on, "el sábado" what "solo entre semana"
+    rules out: the line says the day asked about, as a synonym does."""
+    for language, asked, span, plain in (
+        (
+            "de",
+            "Wie lange darf Lena am Samstag aufbleiben?",
+            "Am Wochenende darf Lena bis 20:45 Uhr aufbleiben.",
+            "Lena darf bis 20:45 Uhr aufbleiben.",
+        ),
+        (
+            "es",
+            "¿Podemos usar el taladro el sábado?",
+            "Taladro: solo entre semana, de 9:00 a 14:00.",
+            "Taladro: solo de 9:00 a 14:00.",
+        ),
+        (
+            "fr",
+            "Je peux tondre la pelouse dimanche ?",
+            "Tondre la pelouse : jamais le week-end.",
+            "Tondre la pelouse : jamais après 20h.",
+        ),
+    ):
+        with asked_in(language):
+            said = relevance.word_coverage(asked, None, span)
+            assert said > relevance.word_coverage(asked, None, plain), asked
+
+
 async def test_an_italian_question_for_a_cards_number_is_not_answered_by_a_phone(
     make_client: Client, tmp_path: Path
 ) -> None:

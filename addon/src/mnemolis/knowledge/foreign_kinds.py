@@ -48,6 +48,27 @@ _WEEKDAYS = (
     r"|segunda|ter[çc]a|quarta|quinta|sexta|(?:segunda|ter[çc]a|quarta|quinta|sexta)-feira"
     r"|fim de semana"
 )
+# A day named, in English or another language ("Samstag", "sábado", "sundays").
+_A_DAY = re.compile(
+    rf"(?:{_WEEKDAYS}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?", re.I
+)
+# The days a rule or a timetable speaks of together: "at weekends", "werktags", "sonn-
+# und feiertags", "en semaine", "los días laborables", "fim de semana".
+DAY_SPAN = re.compile(
+    r"\b(?:week-?ends?|weekdays?|wochenenden?|werktags?|werktagen?|wochentags?|feiertags?"
+    r"|unter der woche"
+    r"|fin(?:es)? de semana|entre semana|laborables|festivos|fine settimana|(?:giorni )?feriali"
+    r"|festivi|fi(?:m|ns) de semana|dias [úu]teis|feriados|doordeweeks|werkdagen|weekdagen"
+    r"|feestdagen|en semaine|jours? (?:ouvrables|fériés))\b",
+    re.I,
+)
+
+
+def names_a_day(word: str) -> bool:
+    """Whether a (folded) question word names a day of the week, in any language."""
+    return _A_DAY.fullmatch(word) is not None
+
+
 _MONTHS = (
     r"janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre"
     r"|d[ée]cembre|januar|jänner|februar|m[äa]rz|april|juni|juli|august|oktober|dezember"

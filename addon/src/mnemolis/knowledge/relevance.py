@@ -39,7 +39,7 @@ from ..language import (
 from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
 from . import thesaurus
-from .foreign_kinds import Kind, kind_asked
+from .foreign_kinds import DAY_SPAN, Kind, kind_asked, names_a_day
 from .text import STOPWORDS, joined, query_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -750,6 +750,9 @@ def word_coverage(
             found += given.get(w, 1.0)  # "how do I ring him?" is answered by his number
         elif tongue and names_a_phone(tongue, w) and any(has_phone_number(t) for t in texts):
             found += given.get(w, 1.0)  # "le numéro du plombier" is the number on his row
+        elif names_a_day(w) and any(DAY_SPAN.search(t) for t in texts):
+            # "on Saturday" is what "at weekends" or "werktags" rules on, as a synonym is.
+            found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif w in clock and any(_CLOCK.search(t) for t in texts):
             # "at quarter past ten" is a time of day, which "after 22:00" speaks of.
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
