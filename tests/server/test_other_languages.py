@@ -566,6 +566,24 @@ def test_a_day_asked_is_said_by_the_days_a_rule_speaks_of() -> None:
             assert said > relevance.word_coverage(asked, None, plain), asked
 
 
+async def test_a_hyphenated_word_is_said_by_the_same_word_in_a_text(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "A password do wi-fi" is the line under "Wi-fi": the text's own "Wi-fi" was read
+    only joined ("wifi"), so the question's "wi" and "fi" were never said."""
+    client = await household_client(make_client, tmp_path / "roots", _WIFI_NOTES)
+    body = await _asked(client, "Qual é a password do wi-fi?", "pt")
+    assert "Gaivota!Paranhos27" in body["result"], body
+
+
+_WIFI_NOTES = {
+    "internet.md": (
+        "# Internet e televisão\n\n## Wi-fi\n\n- Rede: Casa-Ferraz\n"
+        "- Password: Gaivota!Paranhos27\n- Router: no móvel da sala\n"
+    ),
+}
+
+
 async def test_an_italian_question_for_a_cards_number_is_not_answered_by_a_phone(
     make_client: Client, tmp_path: Path
 ) -> None:

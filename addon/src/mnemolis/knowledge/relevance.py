@@ -1057,7 +1057,10 @@ def names_compounds(question: str, *texts: str) -> bool:
     tongue = foreign(question)
     if tongue is None:
         return True
-    stems = frozenset().union(*(stems_in(tongue, t) for t in texts))
+    # A text's own hyphenated words by their parts too: its "Wi-fi" says "wi-fi".
+    stems = frozenset().union(
+        *(stems_in(tongue, t) | stems_in(tongue, t.replace("-", " ")) for t in texts)
+    )
     function = stop_words_of(question)
     # A verb with its pronoun ("dá-me", "peut-on", "diz-me") names no thing.
     return all(
