@@ -987,6 +987,12 @@ _OWNER_OF = re.compile(
 )
 
 
+def names_named_owner(question: str, *texts: str) -> bool:
+    """Whether the texts say every name whose thing a question in a Romance language asks
+    about ("la password della Netflix"); True in other languages."""
+    return _say_all(_owners_of(question), texts)
+
+
 @cached_by_language(512)
 def _owners_of(question: str) -> tuple[str, ...]:
     """The names whose thing a question in a Romance language asks about (folded)."""

@@ -1456,6 +1456,11 @@ async def labelled_by_meaning(
         return []  # "Netflix kids profile" is no Netflix password
     if not relevance.names_owners(question, line, p.hit.heading):
         return []  # the plumber's line is not "Tom's plumber"'s when it never says Tom
+    if not (
+        relevance.names_named_owner(question, line, p.hit.heading)
+        and relevance.names_whose(question, line, p.hit.heading)
+    ):
+        return []  # "la password della Netflix" is not the wifi's "Password: …"
     sure = max(relevance.ANSWERS, relevance.meaning(ranked[0]))
     return [(relevance.Match(0.0, sure), p)]
 
