@@ -538,6 +538,28 @@ def test_whose_thing_a_german_question_asks_for_must_be_said() -> None:
             assert relevance.names_whose(asked, text), asked
 
 
+def test_the_noun_a_german_or_dutch_which_opens_with_is_the_thing_asked() -> None:
+    """ "Welke accu heeft de Volvo?" asks for the battery: the garage that services the
+    Volvo does not answer it; "Welche Batterie braucht der Rauchmelder?" the same."""
+    for language, asked, other, own in (
+        (
+            "nl",
+            "Welke accu heeft de Volvo?",
+            "Garage De Vries (onderhoud van de Volvo): 010 555 0199",
+            "Accu van de Volvo: 70 Ah, vervangen in 2023.",
+        ),
+        (
+            "de",
+            "Welche Batterie braucht der Rauchmelder?",
+            "Rauchmelder im Flur: einmal im Monat die Prüftaste drücken.",
+            "Rauchmelder: Batterie 9-Volt-Block, jedes Jahr im März wechseln.",
+        ),
+    ):
+        with asked_in(language):
+            assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS, asked
+            assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
+
+
 def test_a_day_asked_is_said_by_the_days_a_rule_speaks_of() -> None:
     """ "Am Samstag" is what "am Wochenende" rules on, "el sábado" what "solo entre semana"
     rules out: the line says the day asked about, as a synonym does."""

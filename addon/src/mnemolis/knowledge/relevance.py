@@ -838,6 +838,8 @@ _ROMANCE = frozenset({"French", "Spanish", "Italian", "Portuguese"})
 # für die Fritzbox", "het wachtwoord van de wifi".
 _OF_GERMANIC = re.compile(r"(?P<thing>\w[\w-]*)\s+(?:von|vom|für|fürs|van|voor)\b", re.I)
 _GERMANIC = frozenset({"German", "Dutch"})
+# "Welche Batterie braucht …?", "Welke bandenmaat heeft …?": the noun "which" opens with.
+_WHICH_GERMANIC = re.compile(r"\W*(?:welche[nmrs]?|welke|welk)\s+(?P<thing>\w[\w-]*)", re.I)
 
 
 @cached_by_language(512)
@@ -853,6 +855,9 @@ def _thing_of(question: str) -> tuple[str, ...]:
     kind = kind_asked(tongue, question)
     asking = {fold(w) for w in kind.words} if kind else set()
     if tongue in _GERMANIC:
+        which = _WHICH_GERMANIC.match(question)
+        if which is not None and fold(which.group("thing")) in wanted:
+            return (fold(which.group("thing")),)  # "Welche Batterie …?", "Welke bandenmaat …?"
         for m in _OF_GERMANIC.finditer(question):
             word = fold(m.group("thing"))
             if word in wanted and word not in asking:
