@@ -560,6 +560,17 @@ def test_the_noun_a_german_or_dutch_which_opens_with_is_the_thing_asked() -> Non
             assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
 
 
+def test_the_words_asking_for_a_kind_of_fact_are_not_what_is_asked_about() -> None:
+    """ "¿Cuánto tiempo …?" asks for a duration, as "how long" does: "tiempo" is not a
+    word the answer must say, while the answer must give a duration."""
+    with asked_in("es"):
+        asked = "¿Cuánto tiempo tarda la lavadora en el programa de algodón?"
+        duration = "Programa algodón: 2 horas y 30 minutos."
+        assert relevance.word_coverage(asked, None, duration) >= relevance.ANSWERS
+        other = "Programa algodón: lavar a 40 grados."
+        assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS
+
+
 def test_a_day_asked_is_said_by_the_days_a_rule_speaks_of() -> None:
     """ "Am Samstag" is what "am Wochenende" rules on, "el sábado" what "solo entre semana"
     rules out: the line says the day asked about, as a synonym does."""

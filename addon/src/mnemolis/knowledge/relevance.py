@@ -711,6 +711,10 @@ def word_coverage(
         whole_around = frozenset().union(*(_whole_words(t) for t in weak))
         joined = _joined_in(tongue or "", wanted, whole)
     said_words: set[str] = set()  # the words the texts say, fully or in part
+    # "wie viele Stunden", "combien de temps", "hoe lang": what kind of fact is asked for,
+    # as English's "how long" (the kind is checked below), not what about.
+    asking = kind_asked(tongue, question) if tongue else None
+    kind_frame = {fold(k) for k in asking.words} if asking else set()
     for w in wanted:
         before = found
         key = stem(w)
@@ -719,7 +723,7 @@ def word_coverage(
                 found += given.get(w, 1.0)
             elif _say_all((w,), tuple(weak)):
                 found += CONTEXT_SHARE * given.get(w, 1.0)
-        elif key in frame or (held and w in codes - held):
+        elif key in frame or (held and w in codes - held) or w in kind_frame:
             # "how long"/"how often" says what kind of fact is asked for, not what about:
             # the wool programme's line answers "how long does the wool programme take?"
             # better than the cottons' line that gives a duration.
