@@ -228,6 +228,47 @@ async def household_client(
     return client
 
 
+async def model_household_client(
+    make_client: Callable[..., Any],
+    tmp_path: Path,
+    embedding_model: Path,
+    files: dict[str, str | bytes],
+) -> Any:
+    """These files searched as "household" with the real embedding model (as by default),
+    once every passage is embedded; the bundled docs left out (embedding them takes
+    minutes)."""
+    folder = tmp_path / "roots" / "household"
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        if isinstance(text, bytes):
+            (folder / name).write_bytes(text)
+        else:
+            (folder / name).write_text(text, encoding="utf-8")
+    client = await make_client(
+        rag={"roots": [str(tmp_path / "roots")], "watch": False},
+        llm={"embedding_model": str(embedding_model)},
+        routing={"source_timeout": 120, "deadline": 240},  # a busy machine is no failure here
+    )
+    assert (await client.delete("/api/rag/mnemolis-docs")).status == 200
+    resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
+    assert resp.status == 201
+    store, core = store_of(client), core_of(client)
+
+    async def embedded() -> bool:
+        if core.services.embedder is None:
+            return False
+        await store.search_rag("household", "plumber", 1, "semantic")  # re-embeds
+        await store.wait_idle()
+        status = await store.status("household")
+        emb = status["embedder"]
+        return bool(
+            emb["name"] == core.services.embedder.name and emb["vectors"] == status["chunks"]
+        )
+
+    await wait_for(embedded, 180, "household embedded with the model")
+    return client
+
+
 async def notes_client(
     make_client: Callable[..., Any], tmp_path: Path, files: dict[str, str | bytes]
 ) -> Any:

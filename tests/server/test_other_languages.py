@@ -16,7 +16,7 @@ from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
 from mnemolis.sources import rag
 
-from .knowledge_helpers import core_of, household_client, store_of, wait_for
+from .knowledge_helpers import household_client, model_household_client, store_of
 
 Client = Callable[..., Any]
 
@@ -614,31 +614,7 @@ async def test_a_label_nearest_in_meaning_must_say_whose_thing_is_asked(
 ) -> None:
     """The record line whose label the model finds nearest ("Password: …") answers "a
     password do wi-fi", never "a password da Netflix": the name after "da" is whose."""
-    root = tmp_path / "roots"
-    client = await make_client(
-        rag={"roots": [str(root)], "watch": False},
-        llm={"embedding_model": str(embedding_model)},
-    )
-    # Only the test folder: re-embedding the bundled docs with a CPU model takes minutes.
-    assert (await client.delete("/api/rag/mnemolis-docs")).status == 200
-    folder = root / "household"
-    folder.mkdir(parents=True)
-    for name, text in _WIFI_NOTES.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
-    assert resp.status == 201
-    core, store = core_of(client), store_of(client)
-
-    async def embedded() -> bool:
-        if core.services.embedder is None:
-            return False
-        await store.search_rag("household", "wi-fi", 1, "semantic")  # re-embeds
-        await store.wait_idle()
-        status = await store.status("household")
-        emb = status["embedder"]
-        return bool(emb["name"] == core.services.embedder.name and emb["vectors"])
-
-    await wait_for(embedded, 180, "the notes embedded with the model")
+    client = await model_household_client(make_client, tmp_path, embedding_model, _WIFI_NOTES)
     body = await _asked(client, "Qual é a password da Netflix?", "pt")
     assert "Gaivota" not in body["result"], body
     body = await _asked(client, "Qual é a password do wi-fi?", "pt")

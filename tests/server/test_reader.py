@@ -22,11 +22,9 @@ from .knowledge_helpers import (
     HOUSE_NOTES,
     WARRANTY,
     ask,
-    core_of,
     household_client,
     make_pdf_lines,
-    store_of,
-    wait_for,
+    model_household_client,
 )
 
 Client = Callable[..., Any]
@@ -197,39 +195,9 @@ async def with_model(
     embedding_model: Path,
     files: dict[str, str | bytes] | None = None,
 ) -> Any:
-    """The family's folder (or these files) searched with the real embedding model (as by
-    default), once every passage is embedded; the bundled docs left out (embedding them
-    takes minutes)."""
-    folder = tmp_path / "roots" / "household"
-    folder.mkdir(parents=True)
-    for name, text in (files or {"contacts.txt": CONTACTS, "family-notes.txt": NOTES}).items():
-        if isinstance(text, bytes):
-            (folder / name).write_bytes(text)
-        else:
-            (folder / name).write_text(text, encoding="utf-8")
-    client = await make_client(
-        rag={"roots": [str(tmp_path / "roots")], "watch": False},
-        llm={"embedding_model": str(embedding_model)},
-        routing={"source_timeout": 120, "deadline": 240},  # a busy machine is no failure here
-    )
-    assert (await client.delete("/api/rag/mnemolis-docs")).status == 200
-    resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
-    assert resp.status == 201
-    store, core = store_of(client), core_of(client)
-
-    async def embedded() -> bool:
-        if core.services.embedder is None:
-            return False
-        await store.search_rag("household", "plumber", 1, "semantic")  # re-embeds
-        await store.wait_idle()
-        status = await store.status("household")
-        emb = status["embedder"]
-        return bool(
-            emb["name"] == core.services.embedder.name and emb["vectors"] == status["chunks"]
-        )
-
-    await wait_for(embedded, 180, "household embedded with the model")
-    return client
+    """The family's folder (or these files) searched with the real embedding model."""
+    files = files or {"contacts.txt": CONTACTS, "family-notes.txt": NOTES}
+    return await model_household_client(make_client, tmp_path, embedding_model, files)
 
 
 async def test_who_to_call_is_found_by_meaning(
