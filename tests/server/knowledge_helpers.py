@@ -208,12 +208,8 @@ def make_pdf_lines(pages: list[list[str]]) -> bytes:
     return out.getvalue()
 
 
-async def household_client(
-    make_client: Callable[..., Any], root: Path, files: dict[str, str | bytes], **overrides: Any
-) -> Any:
-    """A server with these files (text, or bytes as a PDF's) registered as the "household"
-    database (and the bundled docs); ``overrides`` are settings (``llm=`` for the
-    embedding model)."""
+def household_folder(root: Path, files: dict[str, str | bytes]) -> Path:
+    """``root``/household holding these files (text, or bytes as a PDF's)."""
     folder = root / "household"
     folder.mkdir(parents=True)
     for name, text in files.items():
@@ -221,6 +217,16 @@ async def household_client(
             (folder / name).write_bytes(text)
         else:
             (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+async def household_client(
+    make_client: Callable[..., Any], root: Path, files: dict[str, str | bytes], **overrides: Any
+) -> Any:
+    """A server with these files (text, or bytes as a PDF's) registered as the "household"
+    database (and the bundled docs); ``overrides`` are settings (``llm=`` for the
+    embedding model)."""
+    folder = household_folder(root, files)
     client = await make_client(rag={"roots": [str(root)], "watch": False}, **overrides)
     resp = await client.post("/api/rag", json={"name": "household", "path": str(folder)})
     assert resp.status == 201, await resp.text()
@@ -237,13 +243,7 @@ async def model_household_client(
     """These files searched as "household" with the real embedding model (as by default),
     once every passage is embedded; the bundled docs left out (embedding them takes
     minutes)."""
-    folder = tmp_path / "roots" / "household"
-    folder.mkdir(parents=True)
-    for name, text in files.items():
-        if isinstance(text, bytes):
-            (folder / name).write_bytes(text)
-        else:
-            (folder / name).write_text(text, encoding="utf-8")
+    folder = household_folder(tmp_path / "roots", files)
     client = await make_client(
         rag={"roots": [str(tmp_path / "roots")], "watch": False},
         llm={"embedding_model": str(embedding_model)},
