@@ -449,6 +449,13 @@ def test_the_thing_asked_before_de_must_be_said() -> None:
         assert where <= said / 4, (where, said)
 
 
+def _answered_by_its_own_line(language: str, asked: str, other: str, own: str) -> None:
+    """The question's words are said by its own line, not by the other one's."""
+    with asked_in(language):
+        assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS, asked
+        assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
+
+
 def test_whose_thing_is_asked_must_be_said() -> None:
     """In a Romance language a name after "de"/"di"/"do" says whose the thing asked is:
     Luca's passport row does not answer "il passaporto di Matilde", nor Tom's
@@ -474,9 +481,7 @@ def test_whose_thing_is_asked_must_be_said() -> None:
             "Telemóvel do Sr. Amândio: 912 345 678.",
         ),
     ):
-        with asked_in(language):
-            assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS, asked
-            assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
+        _answered_by_its_own_line(language, asked, other, own)
     with asked_in("nl"):
         asked = "Waar ligt de krik in de Toyota?"
         assert relevance.word_coverage(asked, None, "De krik ligt in de kofferbak.") >= 0.5
@@ -503,9 +508,7 @@ def test_a_name_after_de_says_whose_the_thing_is() -> None:
             "PIN do Multibanco: 4821",
         ),
     ):
-        with asked_in(language):
-            assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS, asked
-            assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
+        _answered_by_its_own_line(language, asked, other, own)
 
 
 def test_whose_thing_a_which_is_question_asks_for_must_be_said() -> None:
@@ -555,9 +558,7 @@ def test_the_noun_a_german_or_dutch_which_opens_with_is_the_thing_asked() -> Non
             "Rauchmelder: Batterie 9-Volt-Block, jedes Jahr im März wechseln.",
         ),
     ):
-        with asked_in(language):
-            assert relevance.word_coverage(asked, None, other) < relevance.ANSWERS, asked
-            assert relevance.word_coverage(asked, None, own) >= relevance.ANSWERS, asked
+        _answered_by_its_own_line(language, asked, other, own)
 
 
 def test_the_words_asking_for_a_kind_of_fact_are_not_what_is_asked_about() -> None:
