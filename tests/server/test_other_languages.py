@@ -848,3 +848,32 @@ def test_a_numbers_abbreviation_says_the_word_for_it() -> None:
     with asked_in("it"):
         asked = "Qual è il numero della cantina?"
         assert relevance.word_coverage(asked, None, "La cantina è in fondo.") < relevance.ANSWERS
+
+
+async def test_a_note_written_one_fact_per_line_is_quoted_by_its_line(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """A text note with one fact per line and no full stops is not one long sentence: the
+    question is answered by its own line, not with the lines about the cat and the bins
+    after it. Wrapped prose (a line going on in lower case) stays one sentence."""
+    notes = {
+        "vicini.txt": (
+            "Ciao Marco! Due appunti per la settimana in cui badi alla casa\n\n"
+            "ORARI\n"
+            "Il gatto mangia alle 8 e alle 19, la scatoletta è nel mobile basso\n"
+            "Le piante del terrazzo si bagnano la sera, solo se la terra è asciutta\n\n"
+            "CUCINA\n"
+            "Nel freezer c'è il minestrone: 6 minuti nel microonde alla massima potenza\n"
+            "Per il gatto ci sono anche i croccantini, la busta gialla è sua\n"
+            "Il pane secco non si butta, va nel sacchetto di carta per le anatre\n"
+            "Caffè: la moka piccola è sul fornello, la polvere nel barattolo blu\n\n"
+            "Il portone si chiude a chiave di notte perché l'amministratore ha chiesto\n"
+            "a tutti di farlo dopo i furti dell'anno scorso.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Quanto tempo devo scaldare il minestrone nel microonde?", "it")
+    assert "6 minuti" in body["result"], body
+    assert "gatto" not in body["result"], body
+    body = await _asked(client, "Perché si chiude il portone di notte?", "it")
+    assert "dopo i furti" in body["result"], body

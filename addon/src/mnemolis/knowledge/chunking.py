@@ -470,6 +470,33 @@ def unmarked_list(lines: list[str]) -> set[int]:
     return out
 
 
+def fact_per_line(lines: list[str]) -> set[int]:
+    """Indexes of lines in a run of three or more flush-left lines that each open with a
+    capital or a figure and hold no sentence end (a note written one fact per line,
+    without full stops: "In frigo trovi la pasta: 4 minuti nel microonde"). Wrapped
+    prose breaks mid-sentence, so its next line seldom opens with a capital, and three
+    of its lines hold a full stop somewhere."""
+    out: set[int] = set()
+    run: list[int] = []
+    for n, raw in enumerate([*lines, ""]):
+        line = raw.strip()
+        if (
+            line
+            and not raw[:1].isspace()
+            and (line[:1].isupper() or line[:1].isdigit())
+            and not ENDS_SENTENCE.search(line)
+            and _ends_no_clause(line)
+            and len(SENTENCE_BREAK.split(line)) == 1
+            and not _BULLET.match(line)
+        ):
+            run.append(n)
+            continue
+        if len(run) >= 3:
+            out.update(run)
+        run = []
+    return out
+
+
 def _prose(lines: list[str]) -> Iterator[_Block]:
     """A paragraph without items: split where a heading line or a question opens a group."""
     if len(lines) >= 3 and len(unmarked_list(lines)) == len(lines):

@@ -26,6 +26,7 @@ from ..knowledge import relevance
 from ..knowledge.chunking import (
     ENDS_SENTENCE,
     QUESTION_LABEL,
+    fact_per_line,
     file_title,
     names_columns,
     unmarked_list,
@@ -331,7 +332,7 @@ def _units(text: str) -> list[str]:
         if rows is not None:
             before = _units("\n".join(raws[: table[0]]))
             return before + rows + _units("\n".join(raws[table[-1] + 1 :]))
-    listed = unmarked_list(raws)
+    listed = unmarked_list(raws) | fact_per_line(raws)
     for n, raw in enumerate(raws):
         line = raw.strip()
         following = raws[n + 1].strip() if n + 1 < len(raws) else ""
