@@ -16,7 +16,12 @@ from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
 from mnemolis.sources import rag
 
-from .knowledge_helpers import household_client, model_household_client, store_of
+from .knowledge_helpers import (
+    household_client,
+    make_pdf_lines,
+    model_household_client,
+    store_of,
+)
 
 Client = Callable[..., Any]
 
@@ -91,6 +96,10 @@ def test_another_languages_abbreviations_end_no_sentence() -> None:
     assert len(split_sentences("Das kostet 20 € inkl. Versand bzw. Abholung. Danke.")) == 2
     assert len(split_sentences("Es ist voll, d. h. Wir warten.")) == 1
     assert len(split_sentences("Call Dr. Patel. Then rest.")) == 2
+    # A sentence opens with a capital beyond A to Z, a section sign or "¿" too.
+    assert len(split_sentences("Das Fenster ist zu. Übrigens klemmt es.")) == 2
+    assert len(split_sentences("Fermée le lundi. École le mardi.")) == 2
+    assert len(split_sentences("Llega a las 5. ¿Quién abre?")) == 2
 
 
 async def test_a_german_question_nothing_answers_is_refused(
@@ -877,3 +886,25 @@ async def test_a_note_written_one_fact_per_line_is_quoted_by_its_line(
     assert "gatto" not in body["result"], body
     body = await _asked(client, "Perché si chiude il portone di notte?", "it")
     assert "dopo i furti" in body["result"], body
+
+
+async def test_a_contracts_clause_is_quoted_without_the_clauses_before_it(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """In a PDF's text a clause opens with "§ 9" after the full stop of the one before:
+    a new sentence, so the notice period is read out without the balcony's rules."""
+    contract = make_pdf_lines(
+        [
+            [
+                "Mietvertrag",
+                "§ 8 Balkon",
+                "Markisen dürfen nur in Grau angebracht werden.",
+                "§ 9 Kündigung",
+                "Die Kündigungsfrist für die Mieter beträgt drei Monate.",
+            ]
+        ]
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"vertrag.pdf": contract})
+    body = await _asked(client, "Mit welcher Frist können wir kündigen?", "de")
+    assert "drei Monate" in body["result"], body
+    assert "Markisen" not in body["result"], body

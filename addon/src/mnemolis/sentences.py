@@ -98,6 +98,11 @@ def _not_after(words: Sequence[str]) -> str:
     return "".join(rf"(?<!\b{re.escape(w)}\.)" for w in words)
 
 
+# A capital of the Latin-1 letters too ("Ärzte", "École", "Über"), a section sign
+# ("§ 15 Kündigung") that opens a contract's next clause, and the marks other languages
+# open a sentence with ("¿", "¡", "«", "„").
+_OPENS = "A-Z\u00c0-\u00d6\u00d8-\u00de\u00a7\u00bf\u00a1\u00ab\u201e"
+
 #: Where one sentence ends and the next begins: after ".", "!" or "?" and a space, before
 #: a capital, digit or opening quote — but never after a title or abbreviation ("Dr.",
 #: "approx.", "e.g."), an initial ("J. Smith") or "No."/"etc." before a number.
@@ -109,8 +114,8 @@ SENTENCE_BREAK = re.compile(
     + r"(?<!(?<![^\W\d_])[a-z]\.)"
     + r"(?:"
     + _not_after(_BEFORE_CAPITAL)
-    + r"|(?=\s+[\"'\u201c\u2018(\[]?[A-Z]))"
-    + r"\s+(?=[A-Z0-9\"'\u201c\u2018(\[])"
+    + rf"|(?=\s+[\"'\u201c\u2018(\[]?[{_OPENS}]))"
+    + rf"\s+(?=[{_OPENS}0-9\"'\u201c\u2018(\[])"
 )
 
 
