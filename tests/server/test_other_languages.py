@@ -908,3 +908,22 @@ async def test_a_contracts_clause_is_quoted_without_the_clauses_before_it(
     body = await _asked(client, "Mit welcher Frist können wir kündigen?", "de")
     assert "drei Monate" in body["result"], body
     assert "Markisen" not in body["result"], body
+
+
+async def test_a_compound_asked_about_finds_the_text_naming_its_last_part(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Kaltmiete" is nowhere in the lease, which says "Miete" in a heading and "Grundmiete
+    (kalt)" in its clause: the search looks for the compound's last part too, and "wie
+    hoch" asks for a figure, as "how high" does, not for something high."""
+    lease = {
+        "mietvertrag.md": (
+            "# Mietvertrag\n\n## § 3 Miete\n\n"
+            "Die Grundmiete (kalt) beträgt monatlich 720,00 €.\n\n"
+            "## § 9 Heizung\n\nDie Heizung ist im Winter auf mindestens 20 Grad zu stellen.\n\n"
+            "## § 12 Kaffeemaschine\n\nDie Brühtemperatur steht auf hoch.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", lease)
+    body = await _asked(client, "Wie hoch ist eigentlich unsere Kaltmiete?", "de")
+    assert "720,00" in body["result"], body

@@ -465,7 +465,7 @@ HEAD_MIN = 4
 LINKING = ("s", "es", "n", "en", "e")
 #: The shortest first part: a word two letters longer than another is more often an
 #: inflection of it ("Reifen", "Reif") than a compound.
-_MODIFIER_MIN = 3
+MODIFIER_MIN = 3
 
 
 def joins_compounds(name: str | None) -> bool:
@@ -476,4 +476,4 @@ def joins_compounds(name: str | None) -> bool:
 def heads(head: str, word: str) -> bool:
     """Whether ``head`` is the last part of the compound ``word`` (both stems, as the
     same stemmer gives them): "therm" of "gastherm"."""
-    return len(head) >= HEAD_MIN and len(word) - len(head) >= _MODIFIER_MIN and word.endswith(head)
+    return len(head) >= HEAD_MIN and len(word) - len(head) >= MODIFIER_MIN and word.endswith(head)

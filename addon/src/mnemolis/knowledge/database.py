@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..language import HEAD_MIN, foreign, heads, joins_compounds
+from ..language import HEAD_MIN, MODIFIER_MIN, foreign, heads, joins_compounds
 from ..log import log_files
 from . import relevance
 from .chunking import chunk_sections, embedding_text
@@ -117,6 +117,23 @@ def compound_terms(endings: Endings, stems: list[str]) -> list[str]:
         )
         out += [term for _, term in held[:_COMPOUNDS_PER_WORD]]
     return list(dict.fromkeys(out))
+
+
+def compound_heads(endings: Endings, stems: list[str]) -> list[str]:
+    """The last part of each compound asked about that the index holds as a word of its
+    own: "Gastherme" finds the "Therme", "Kaltmiete" the "Miete" (the longest such part)."""
+    backwards, _ = endings
+    out: list[str] = []
+    for s in stems:
+        if not s.isalpha():
+            continue
+        for i in range(MODIFIER_MIN, len(s) - HEAD_MIN + 1):
+            key = s[i:][::-1]
+            at = bisect.bisect_left(backwards, key)
+            if at < len(backwards) and backwards[at] == key:
+                out.append(s[i:])
+                break
+    return out
 
 
 TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts below
@@ -825,8 +842,10 @@ class DocumentDatabase:
                 out.extend(vocabulary_slips(conn, "temp.chunks_vocab", s) or ())
         out = out[:16]
         if joins_compounds(foreign(query)):
-            out.extend(compound_terms(self._endings(conn), list(stems.values())))
-        return out
+            endings = self._endings(conn)
+            out.extend(compound_terms(endings, list(stems.values())))
+            out.extend(compound_heads(endings, list(stems.values())))
+        return list(dict.fromkeys(out))
 
     def _endings(self, conn: sqlite3.Connection) -> Endings:
         """The index's terms backwards (``Endings``), read once per change of the index:

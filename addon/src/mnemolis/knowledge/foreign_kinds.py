@@ -154,14 +154,15 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"wie lange|wie viele (?:tage|wochen|monate|minuten|stunden|jahre)", _DURATION),
         (r"(?:um |ab |bis )?wie ?viel uhr|wie spät|(?:um |ab |bis )?welche uhrzeit", _TIME_OF_DAY),
         (r"(?:bis |ab |seit )?wann|(?:an )?welche[mnr]? (?:tag|datum)", _WHEN),
-        (r"wie ?viele?|wieviele?", _AMOUNT),
+        # "Wie hoch ist die Miete?" asks for a figure, as English "how big/high/deep".
+        (r"wie ?viele?|wieviele?|wie (?:hoch|groß|gross|klein|breit|tief|schwer)", _AMOUNT),
     ),
     "Dutch": (
         (r"hoe vaak|hoe dikwijls|om de hoeveel\w*", _OFTEN),
         (r"hoe lang|hoeveel (?:dagen|weken|maanden|minuten|uur|jaar)", _DURATION),
         (r"(?:om |tot |vanaf )?hoe laat|welk tijdstip", _TIME_OF_DAY),
         (r"(?:tot |vanaf |sinds )?wanneer|welke (?:dag|datum)", _WHEN),
-        (r"hoeveel", _AMOUNT),
+        (r"hoeveel|hoe (?:hoog|groot|klein|breed|diep|zwaar)", _AMOUNT),
     ),
 }
 _COMPILED: dict[str, tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]] = {
