@@ -927,3 +927,26 @@ async def test_a_compound_asked_about_finds_the_text_naming_its_last_part(
     client = await household_client(make_client, tmp_path / "roots", lease)
     body = await _asked(client, "Wie hoch ist eigentlich unsere Kaltmiete?", "de")
     assert "720,00" in body["result"], body
+
+
+async def test_the_day_of_a_date_is_no_amount_asked_for(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Hoeveel huur …?" asks for an amount: the "1" of "per 1 juli" is a date's day, so
+    the line giving the rent's figure answers, not the line on when it changes."""
+    lease = {
+        "huurcontract.pdf": make_pdf_lines(
+            [
+                [
+                    "Artikel 2 Huurprijs",
+                    "De kale huurprijs bedraagt EUR 940,00 per maand.",
+                    "De servicekosten bedragen EUR 40,00 per maand (verlichting trappenhuis).",
+                    "De huur wordt jaarlijks per 1 juli aangepast.",
+                    "De huur moet vóór de eerste dag van de maand betaald zijn.",
+                ]
+            ]
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", lease)
+    body = await _asked(client, "Hoeveel huur betalen we per maand?", "nl")
+    assert "940,00" in body["result"], body

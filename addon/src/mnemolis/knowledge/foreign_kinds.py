@@ -85,6 +85,12 @@ _WHEN = re.compile(
     rf"|{_TIME_OF_DAY.pattern}",
     re.I,
 )
+# A date written with its month or in figures ("1 juli", "3. März", "12/03/2025"): a
+# figure in it is no amount.
+_DATE = re.compile(
+    rf"\b\d{{1,2}}(?:\.|er|º|°)?\s*(?:de\s+)?(?:{_MONTHS})\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b",
+    re.I,
+)
 # "tous les mois", "jede Woche", "elke dag", "cada seis meses", "dreimal", "deux fois".
 _OFTEN = re.compile(
     r"\b(?:tou(?:te)?s les|chaque|par (?:jour|semaine|mois|an)|fois|alle|jede[nmrs]?"
@@ -180,7 +186,10 @@ class Kind:
     gives: re.Pattern[str]
 
     def given_by(self, text: str) -> bool:
-        """Whether the text holds a fact of this kind ("35 minutes" for a duration)."""
+        """Whether the text holds a fact of this kind ("35 minutes" for a duration; an
+        amount is no day of a date: "per 1 juli" says no rent)."""
+        if self.gives is _AMOUNT:
+            text = _DATE.sub(" ", text)
         return self.gives.search(text) is not None
 
 
