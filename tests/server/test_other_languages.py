@@ -950,3 +950,23 @@ async def test_the_day_of_a_date_is_no_amount_asked_for(
     client = await household_client(make_client, tmp_path / "roots", lease)
     body = await _asked(client, "Hoeveel huur betalen we per maand?", "nl")
     assert "940,00" in body["result"], body
+
+
+async def test_what_a_code_means_is_answered_by_its_meaning(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Ça veut dire quoi ?" asks what a code means, as "what does it mean": the table
+    row giving its meaning answers, not the sentence that only says the code is shown."""
+    notice = {
+        "lave-vaisselle.md": (
+            "# Notice du lave-vaisselle\n\n"
+            "Si le bac du fond se remplit d'eau, le lave-vaisselle s'arrête et affiche le code "
+            "E15.\n\n## Codes d'erreur\n\n"
+            "| Code | Signification | Que faire |\n|---|---|---|\n"
+            "| E15 | Fuite d'eau détectée | Couper l'eau et appeler le SAV |\n"
+            "| E24 | Vidange bouchée | Nettoyer le filtre |\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notice)
+    body = await _asked(client, "Le lave-vaisselle affiche E15, ça veut dire quoi ?", "fr")
+    assert "Fuite d'eau détectée" in body["result"], body

@@ -109,6 +109,14 @@ _AMOUNT = re.compile(
     re.I,
 )
 
+# What a code or a word means: a label or row giving it ("E35: Fiamma parassita",
+# "Significato: …"), or a sentence saying what it means or why.
+_MEANING = re.compile(
+    r":|\||=|\s[-\u2013\u2014]\s|signif|veut dire|vuol dire|quiere decir|quer dizer|bedeut"
+    r"|hei(?:ß|ss)t|betek|wil zeggen|parce que|\bcar\b|perch[ée]|porque|weil|omdat",
+    re.I,
+)
+
 # Each language's question words for a kind of fact, longest first: "cada cuánto tiempo"
 # asks how often before "cuánto tiempo" asks how long, "combien de temps" a duration
 # before "combien" an amount.
@@ -122,6 +130,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:jusqu'|à partir d')?(?:à|a) quelle heure|quelle heure", _TIME_OF_DAY),
         (r"(?:jusqu'à |depuis |à partir de )?quand|quel jour|quelle date", _WHEN),
         (r"combien", _AMOUNT),
+        (r"veu(?:t|lent) dire|signifi(?:e|ent)", _MEANING),
     ),
     "Spanish": (
         (r"cada cu[áa]nto|con qu[ée] frecuencia|cu[áa]ntas veces", _OFTEN),
@@ -133,6 +142,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:hasta |desde )?(?:a )?qu[ée] hora", _TIME_OF_DAY),
         (r"(?:hasta |desde )?cu[áa]ndo|qu[ée] d[íi]a|qu[ée] fecha", _WHEN),
         (r"cu[áa]nt[oa]s?", _AMOUNT),
+        (r"quieren? decir|significan?", _MEANING),
     ),
     "Italian": (
         (r"ogni quanto|con che frequenza|quante volte", _OFTEN),
@@ -143,6 +153,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:fino |da )?a che or[ae]|che ore sono|che ora", _TIME_OF_DAY),
         (r"(?:fino a |da )?quando|(?:che|quale|in che) giorno|che data", _WHEN),
         (r"quant[oaie]", _AMOUNT),
+        (r"vuol(?:e)? dire|vogliono dire|significan?o?", _MEANING),
     ),
     "Portuguese": (
         (r"de quanto em quanto tempo|com que frequ[êe]ncia|quantas vezes|cada quanto", _OFTEN),
@@ -154,6 +165,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:at[ée] |a partir de )?(?:a|[àa]s) que horas|que horas", _TIME_OF_DAY),
         (r"(?:at[ée] |desde )?quando|que dia|qual (?:[ée] )?o dia|que data", _WHEN),
         (r"quant[oa]s?", _AMOUNT),
+        (r"querem? dizer|significam?", _MEANING),
     ),
     "German": (
         (r"wie oft|wie häufig|in welchem abstand|alle wie viel\w*", _OFTEN),
@@ -162,6 +174,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:bis |ab |seit )?wann|(?:an )?welche[mnr]? (?:tag|datum)", _WHEN),
         # "Wie hoch ist die Miete?" asks for a figure, as English "how big/high/deep".
         (r"wie ?viele?|wieviele?|wie (?:hoch|groß|gross|klein|breit|tief|schwer)", _AMOUNT),
+        (r"bedeute[tn]|hei(?:ß|ss)t das", _MEANING),
     ),
     "Dutch": (
         (r"hoe vaak|hoe dikwijls|om de hoeveel\w*", _OFTEN),
@@ -169,6 +182,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:om |tot |vanaf )?hoe laat|welk tijdstip", _TIME_OF_DAY),
         (r"(?:tot |vanaf |sinds )?wanneer|welke (?:dag|datum)", _WHEN),
         (r"hoeveel|hoe (?:hoog|groot|klein|breed|diep|zwaar)", _AMOUNT),
+        (r"beteken(?:t|en)|wil (?:dat|dit|het) zeggen", _MEANING),
     ),
 }
 _COMPILED: dict[str, tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]] = {
