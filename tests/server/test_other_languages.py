@@ -535,6 +535,15 @@ def test_whose_thing_a_which_is_question_asks_for_must_be_said() -> None:
         assert relevance.match(asked, None, ["Colegio: 91 000 52 30"]).answers
 
 
+def test_the_thing_asked_may_come_before_what_it_is_for() -> None:
+    """ "La tessera per la piscina di Luca" asks for the card: the line naming Luca's card
+    answers, though it does not say what the card is for."""
+    with asked_in("it"):
+        asked = "Quando scade la tessera per la piscina di Luca?"
+        assert relevance.match(asked, None, ["Tessera di Luca: scade il 12 maggio 2026"]).answers
+        assert not relevance.match(asked, None, ["Piscina: apre alle 9"]).answers
+
+
 def test_whose_thing_a_german_question_asks_for_must_be_said() -> None:
     """After "von"/"für" German says whose the thing is: the phone's PIN does not answer
     the garage's. Said by the parts of a compound ("fürs Rasenmähen": "mäht den Rasen")

@@ -881,8 +881,21 @@ def _thing_of(question: str) -> tuple[str, ...]:
                 and not name
             ):
                 return (word, after)
+            # "il certificato medico per il nuoto di Matilde": what it is for comes
+            # between the thing and whose it is; either names it.
+            purpose = _FOR_WHAT.search(question, 0, m.start())
+            if purpose is not None and fold(purpose.group("thing")) in wanted:
+                return (word, fold(purpose.group("thing")))
             return (word,)
     return ()
+
+
+# The noun a purpose follows: "il certificato medico per il …", "la llave para el …".
+_FOR_WHAT = re.compile(
+    r"(?P<thing>\w[\w-]*)\s+(?:per|para|pour|por|pra)\s+(?:(?:il|lo|la|el|le|les|o|a|os"
+    r"|as|los|las|i|gli)\s+|l')?$",
+    re.I,
+)
 
 
 # "¿Cuál es el número …", "Quel est le code …", "Qual è il numero …": the noun phrase
