@@ -979,3 +979,16 @@ async def test_what_a_code_means_is_answered_by_its_meaning(
     client = await household_client(make_client, tmp_path / "roots", notice)
     body = await _asked(client, "Le lave-vaisselle affiche E15, ça veut dire quoi ?", "fr")
     assert "Fuite d'eau détectée" in body["result"], body
+
+
+def test_a_year_in_the_heading_dates_none_of_its_lines() -> None:
+    """ "Quando começa a feira do livro?" asks for a date: the line giving the fair's dates
+    is worth more than the line about the fair whose only date is its heading's year."""
+    heading = "Calendário da biblioteca 2026"
+    asked = "Quando é que começa a feira do livro?"
+    story = "No primeiro dia da feira do livro a avó leva os miúdos à sessão de autógrafos."
+    dated = "Feira do livro: de 4 de maio a 9 de maio."
+    with asked_in("pt"):
+        assert relevance.word_coverage(asked, None, story, heading) < relevance.word_coverage(
+            asked, None, dated, heading
+        )

@@ -655,7 +655,9 @@ def word_coverage(
     """Weighted share of the question's content words found (by stem) in the texts;
     a word found only in the ``weak`` texts counts ``CONTEXT_SHARE``, one found as a
     synonym (thesaurus.py), with a typing slip or (unless not ``parts``) as a compound's
-    part ``SYNONYM_SHARE`` of that."""
+    part ``SYNONYM_SHARE`` of that. In another language the kind of fact asked for must
+    be given by the first text, the passage's own: the year in a heading over it
+    ("Calendário escolar 2025/2026") dates none of its lines."""
     wanted = content_words(question)
     if not wanted:
         return 0.0
@@ -788,7 +790,7 @@ def word_coverage(
         if thing and not said_words.intersection(thing):
             share *= THING_UNSAID
         kind = kind_asked(tongue, question)
-        if kind is not None and not any(kind.given_by(t) for t in (*texts, *weak)):
+        if kind is not None and not (texts and kind.given_by(texts[0])):
             share *= KIND_UNGIVEN
         # "Quando scade il passaporto di Matilde?" is not answered by Luca's passport row.
         owners = _owners_of(question)
