@@ -992,3 +992,16 @@ def test_a_year_in_the_heading_dates_none_of_its_lines() -> None:
         assert relevance.word_coverage(asked, None, story, heading) < relevance.word_coverage(
             asked, None, dated, heading
         )
+
+
+def test_a_question_for_what_a_value_should_be_wants_its_range() -> None:
+    """ "Che pressione deve avere la caldaia?" asks what the pressure should be, as "what
+    should the pressure be": the line giving its range is worth more than the steps to
+    top it up, though both say the pressure, the boiler and a figure."""
+    asked = "Che pressione deve avere la caldaia?"
+    steps = "Per ricaricare la pressione della caldaia: aprire il rubinetto fino a 1,3 bar."
+    range_ = "A caldaia fredda la pressione deve stare tra 1 e 1,5 bar."
+    with asked_in("it"):
+        assert relevance.word_coverage(asked, None, steps) < relevance.word_coverage(
+            asked, None, range_
+        )

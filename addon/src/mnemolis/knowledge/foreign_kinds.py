@@ -117,6 +117,21 @@ _MEANING = re.compile(
     re.I,
 )
 
+# What a value should be: "entre 1 e 1,5 bar", "zwischen 1,5 und 2 bar", "mindestens
+# 20 Grad", or a sentence saying what it should be ("soll", "doit", "deve").
+_CHECK = re.compile(
+    r"\b(?:entre|zwischen|tussen|tra|fra|mindestens|höchstens|minstens|hoogstens|au moins"
+    r"|au plus|al menos|como m[áa]ximo|almeno|al massimo|pelo menos|no m[áa]ximo|normal\w*"
+    r"|soll\w*|moet\w*|doi(?:t|vent)|devr\w*|debe\w*|deve\w*|dovr\w*)\b",
+    re.I,
+)
+# "Que pressão é que a caldeira deve ter?", "Welchen Druck soll die Heizung haben?": a
+# question for what a value should be; only its "should" is the frame.
+_WHICH_SHOULD = (
+    r"^\W*(?:que|qu[ée]|quel(?:le)?s?|welche[nrms]?|welke?|che|quale|qual|(?P<how>wie hoch"
+    r"|hoe hoog))\s[\w' ]{{0,40}}?\b(?P<ask>{})"
+)
+
 # Each language's question words for a kind of fact, longest first: "cada cuánto tiempo"
 # asks how often before "cuánto tiempo" asks how long, "combien de temps" a duration
 # before "combien" an amount.
@@ -129,6 +144,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         ),
         (r"(?:jusqu'|à partir d')?(?:à|a) quelle heure|quelle heure", _TIME_OF_DAY),
         (r"(?:jusqu'à |depuis |à partir de )?quand|quel jour|quelle date", _WHEN),
+        (_WHICH_SHOULD.format(r"doi(?:t|vent)|devrai(?:t|ent)"), _CHECK),
         (r"combien", _AMOUNT),
         (r"veu(?:t|lent) dire|signifi(?:e|ent)", _MEANING),
     ),
@@ -141,6 +157,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         ),
         (r"(?:hasta |desde )?(?:a )?qu[ée] hora", _TIME_OF_DAY),
         (r"(?:hasta |desde )?cu[áa]ndo|qu[ée] d[íi]a|qu[ée] fecha", _WHEN),
+        (_WHICH_SHOULD.format(r"debe(?:n|r[íi]a)?"), _CHECK),
         (r"cu[áa]nt[oa]s?", _AMOUNT),
         (r"quieren? decir|significan?", _MEANING),
     ),
@@ -152,6 +169,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         ),
         (r"(?:fino |da )?a che or[ae]|che ore sono|che ora", _TIME_OF_DAY),
         (r"(?:fino a |da )?quando|(?:che|quale|in che) giorno|che data", _WHEN),
+        (_WHICH_SHOULD.format(r"deve|devono|dovrebbe(?:ro)?"), _CHECK),
         (r"quant[oaie]", _AMOUNT),
         (r"vuol(?:e)? dire|vogliono dire|significan?o?", _MEANING),
     ),
@@ -164,6 +182,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         ),
         (r"(?:at[ée] |a partir de )?(?:a|[àa]s) que horas|que horas", _TIME_OF_DAY),
         (r"(?:at[ée] |desde )?quando|que dia|qual (?:[ée] )?o dia|que data", _WHEN),
+        (_WHICH_SHOULD.format(r"deve(?:m|ria)?"), _CHECK),
         (r"quant[oa]s?", _AMOUNT),
         (r"querem? dizer|significam?", _MEANING),
     ),
@@ -173,6 +192,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:um |ab |bis )?wie ?viel uhr|wie spät|(?:um |ab |bis )?welche uhrzeit", _TIME_OF_DAY),
         (r"(?:bis |ab |seit )?wann|(?:an )?welche[mnr]? (?:tag|datum)", _WHEN),
         # "Wie hoch ist die Miete?" asks for a figure, as English "how big/high/deep".
+        (_WHICH_SHOULD.format(r"soll(?:te|en|ten)?"), _CHECK),
         (r"wie ?viele?|wieviele?|wie (?:hoch|groß|gross|klein|breit|tief|schwer)", _AMOUNT),
         (r"bedeute[tn]|hei(?:ß|ss)t das", _MEANING),
     ),
@@ -181,6 +201,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"hoe lang|hoeveel (?:dagen|weken|maanden|minuten|uur|jaar)", _DURATION),
         (r"(?:om |tot |vanaf )?hoe laat|welk tijdstip", _TIME_OF_DAY),
         (r"(?:tot |vanaf |sinds )?wanneer|welke (?:dag|datum)", _WHEN),
+        (_WHICH_SHOULD.format(r"moet(?:en)?|zou(?:den)? moeten"), _CHECK),
         (r"hoeveel|hoe (?:hoog|groot|klein|breed|diep|zwaar)", _AMOUNT),
         (r"beteken(?:t|en)|wil (?:dat|dit|het) zeggen", _MEANING),
     ),
@@ -214,5 +235,7 @@ def kind_asked(language: str | None, question: str) -> Kind | None:
     for asks, gives in _COMPILED.get(language or "", ()):
         m = asks.search(question)
         if m is not None:
-            return Kind(frozenset(_WORD.findall(m.group(0).lower())), gives)
+            # Only the named parts of a long pattern are its frame ("wie hoch … soll").
+            parts = [m.group(g) or "" for g in asks.groupindex] or [m.group(0)]
+            return Kind(frozenset(_WORD.findall(" ".join(parts).lower())), gives)
     return None
