@@ -544,6 +544,23 @@ def test_the_thing_asked_may_come_before_what_it_is_for() -> None:
         assert not relevance.match(asked, None, ["Piscina: apre alle 9"]).answers
 
 
+def test_each_owner_in_a_chain_says_whose_the_thing_is() -> None:
+    """ "O número da apólice do seguro da mota" is the motorbike's insurance: neither the
+    house's insurance nor a line about the motorbike's helmet answers it. "De los niños"
+    is the household's own children, whom no line of theirs names."""
+    with asked_in("pt"):
+        asked = "Qual é o número da apólice do seguro da mota?"
+        for other in (
+            "Seguro da casa: apólice n.º 55-1234",
+            "Lugar de garagem n.º 3; o capacete da mota está no armário",
+        ):
+            assert not relevance.match(asked, None, [other]).answers, other
+        assert relevance.match(asked, None, ["Seguro da mota: apólice n.º 77-9876"]).answers
+    with asked_in("es"):
+        asked = "¿Cuál es el teléfono del dentista de los niños?"
+        assert relevance.match(asked, None, ["Dentista: Dra. Gil, 91 000 11 22"]).answers
+
+
 def test_whose_thing_a_german_question_asks_for_must_be_said() -> None:
     """After "von"/"für" German says whose the thing is: the phone's PIN does not answer
     the garage's. Said by the parts of a compound ("fürs Rasenmähen": "mäht den Rasen")

@@ -935,20 +935,22 @@ _WHOSE_GERMAN = re.compile(
 
 
 def names_whose(question: str, *texts: str) -> bool:
-    """Whether the texts say at least half of the common nouns that say whose the thing
-    asked is (``_whose_of``): a doctor's phone number is no health card's number, though
-    it is a number and names the same child. True for other questions."""
-    whose = _whose_of(question)
-    if not whose:
+    """Whether the texts say at least half of the common nouns of each phrase that says
+    whose the thing asked is (``_whose_of``): a doctor's phone number is no health card's
+    number, though it is a number and names the same child. True for other questions."""
+    chain = _whose_of(question)
+    if not chain:
         return True
     tongue = foreign(question) or ""
     have: frozenset[str] = frozenset().union(*(stems_in(tongue, t) for t in texts))
     joined = joins_compounds(tongue)
-    said = sum(
-        stem_in(tongue, w) in have or (joined and _compound_said(stem_in(tongue, w), have))
-        for w in whose
-    )
-    return 2 * said >= len(whose)
+
+    def says(w: str) -> bool:
+        return stem_in(tongue, w) in have or (joined and _compound_said(stem_in(tongue, w), have))
+
+    # "do seguro do carro": each owner in a chain is said (the car's insurance, not the
+    # house's insurance nor the car's parking space).
+    return all(2 * sum(says(w) for w in phrase) >= len(phrase) for phrase in chain)
 
 
 def _compound_said(word: str, stems: frozenset[str]) -> bool:
@@ -977,8 +979,17 @@ def _inflected(a: str, b: str) -> bool:
     return len(short) >= PART_MIN and long.startswith(short) and len(long) - len(short) <= 2
 
 
+# The household's own people as a whole ("el pediatra de los niños", "l'école des
+# enfants"): whose the thing is, but no household writes it on its own lines.
+_OUR_PEOPLE = frozenset(
+    {"ninos", "nenes", "hijos", "hijas", "ninas", "criancas", "miudos", "filhos", "filhas"}
+    | {"enfants", "gosses", "petits", "bambini", "figli", "ragazzi", "familia", "famille"}
+    | {"famiglia"}
+)
+
+
 @cached_by_language(512)
-def _whose_of(question: str) -> tuple[str, ...]:
+def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
     """The common nouns that say whose the thing asked is: after "de" in a Romance "which
     is the …?" ("¿Cuál es el número de la tarjeta sanitaria?": "tarjeta", "sanitaria"),
     names being ``_owners_of``'s; after "von"/"für" in German ("fürs Gartenhaus")."""
@@ -986,18 +997,24 @@ def _whose_of(question: str) -> tuple[str, ...]:
     if tongue == "German":
         # Its capitals mark every noun, so no name is told apart: the noun is whose.
         after = _WHOSE_GERMAN.search(question)
-        return content_words(after.group("np")) if after else ()
+        return (content_words(after.group("np")),) if after else ()
     head = _WHICH_IS.match(question) if tongue in _ROMANCE else None
-    whose = _WHOSE.match(question, head.end()) if head else None
-    if whose is None:
-        return ()
-    phrase = whose.group("np")
-    if any(w[:1].isupper() for w in _WORD.findall(phrase)):
-        return ()  # "de la signora Zanardi": a name, with its title, is ``_owners_of``'s
-    if whose.group("bare") and not whose.group("art"):
-        return ()  # "el número de póliza": one thing, which ``_thing_of`` reads as such
+    start = head.end() if head else 0
+    whose = _WHOSE.match(question, start) if head else None
     wanted = content_words(question)
-    return tuple(w for w in content_words(phrase) if w in wanted)
+    chain: list[tuple[str, ...]] = []
+    while whose is not None:
+        phrase = whose.group("np")
+        if any(w[:1].isupper() for w in _WORD.findall(phrase)):
+            break  # "de la signora Zanardi": a name, with its title, is ``_owners_of``'s
+        # "el número de póliza": one thing, which ``_thing_of`` reads as such; whose it
+        # is may follow ("… del seguro del coche").
+        one_thing = whose.group("bare") and not whose.group("art") and whose.start() == start
+        nouns = tuple(w for w in content_words(phrase) if w in wanted and w not in _OUR_PEOPLE)
+        if nouns and not one_thing:
+            chain.append(nouns)
+        whose = _WHOSE.match(question, whose.end())
+    return tuple(chain)
 
 
 # Whose the thing asked is, in a Romance language: a name (written with its capital) after
