@@ -1022,3 +1022,19 @@ def test_a_question_for_what_a_value_should_be_wants_its_range() -> None:
         assert relevance.word_coverage(asked, None, steps) < relevance.word_coverage(
             asked, None, range_
         )
+
+
+def test_how_to_ring_someone_is_answered_by_a_line_with_a_number() -> None:
+    """ "Comment on appelle Tonton Marcel à Lyon ?" asks for his number, as "how do I ring
+    him?": the note about his party that names him and Lyon is worth less than his
+    contact row. Asked whether ("Peut-on appeler …"), no number is due."""
+    with asked_in("fr"):
+        asked = "Comment on appelle Tonton Marcel à Lyon ?"
+        party = "Du 3 au 6 mai chez Tonton Marcel à Lyon, apporter le gâteau."
+        row = "Rôle: Oncle (Lyon) | Nom: Marcel Girard | Téléphone: 04 99 00 12 34"
+        assert relevance.word_coverage(asked, None, party) < relevance.word_coverage(
+            asked, None, row
+        )
+        asked = "Peut-on appeler Tonton Marcel le dimanche ?"
+        text = "Tonton Marcel : le dimanche il est à la pêche, pas de téléphone"
+        assert relevance.match(asked, None, [text]).answers

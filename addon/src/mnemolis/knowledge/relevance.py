@@ -792,11 +792,29 @@ def word_coverage(
         kind = kind_asked(tongue, question)
         if kind is not None and not (texts and kind.given_by(texts[0])):
             share *= KIND_UNGIVEN
+        elif (
+            _ASKS_WHO_OR_WHICH.search(question)
+            and any(names_a_phone(tongue, w) for w in wanted)
+            and not any(has_phone_number(t) for t in texts)
+        ):
+            # "Comment on appelle Mamie Odette ?" asks for a number, as "how do I ring
+            # her?": the line on her birthday party gives none.
+            share *= KIND_UNGIVEN
         # "Quando scade il passaporto di Matilde?" is not answered by Luca's passport row.
         owners = _owners_of(question)
         if owners and not _say_all(owners, (*texts, *weak)):
             share *= OWNER_UNSAID
     return share
+
+
+# A question word asking who, which or how, in the other languages ("qui", "welche",
+# "¿cuál?", "come"): with a word for ringing, a question for a number; "Können wir den
+# Schlüsseldienst anrufen?" asks whether.
+_ASKS_WHO_OR_WHICH = re.compile(
+    r"\b(?:wer|wen|wem|welche[nmrs]?|wie|wat|welke?|hoe|qui|quel(?:le)?s?|comment|qu[ií]en(?:es)?"
+    r"|cu[áa]l(?:es)?|c[óo]mo|chi|quale|qual|come|quem|como|quais)\b",
+    re.I,
+)
 
 
 # The word for a number in the other languages, and its abbreviations before a figure:
