@@ -951,14 +951,14 @@ async def test_a_compound_asked_about_finds_the_text_naming_its_last_part(
         ),
     }
     client = await household_client(make_client, tmp_path / "roots", lease)
-    body = await _asked(client, "Wie hoch ist eigentlich unsere Kaltmiete?", "de")
+    body = await _asked(client, "Wie hoch ist die Kaltmiete im Monat?", "de")
     assert "720,00" in body["result"], body
 
 
 async def test_the_day_of_a_date_is_no_amount_asked_for(
     make_client: Client, tmp_path: Path
 ) -> None:
-    """ "Hoeveel huur …?" asks for an amount: the "1" of "per 1 juli" is a date's day, so
+    """ "Hoeveel huur …?" asks for an amount: the "1" of "per 1 januari" is a date's day, so
     the line giving the rent's figure answers, not the line on when it changes."""
     lease = {
         "huurcontract.pdf": make_pdf_lines(
@@ -967,7 +967,7 @@ async def test_the_day_of_a_date_is_no_amount_asked_for(
                     "Artikel 2 Huurprijs",
                     "De kale huurprijs bedraagt EUR 940,00 per maand.",
                     "De servicekosten bedragen EUR 40,00 per maand (verlichting trappenhuis).",
-                    "De huur wordt jaarlijks per 1 juli aangepast.",
+                    "De huur gaat elk jaar per 1 januari omhoog.",
                     "De huur moet vóór de eerste dag van de maand betaald zijn.",
                 ]
             ]
@@ -1001,7 +1001,7 @@ async def test_what_a_code_means_is_answered_by_its_meaning(
 def test_a_year_in_the_heading_dates_none_of_its_lines() -> None:
     """ "Quando começa a feira do livro?" asks for a date: the line giving the fair's dates
     is worth more than the line about the fair whose only date is its heading's year."""
-    heading = "Calendário da biblioteca 2026"
+    heading = "Agenda da biblioteca 2026"
     asked = "Quando é que começa a feira do livro?"
     story = "No primeiro dia da feira do livro a avó leva os miúdos à sessão de autógrafos."
     dated = "Feira do livro: de 4 de maio a 9 de maio."
@@ -1012,12 +1012,12 @@ def test_a_year_in_the_heading_dates_none_of_its_lines() -> None:
 
 
 def test_a_question_for_what_a_value_should_be_wants_its_range() -> None:
-    """ "Che pressione deve avere la caldaia?" asks what the pressure should be, as "what
-    should the pressure be": the line giving its range is worth more than the steps to
-    top it up, though both say the pressure, the boiler and a figure."""
-    asked = "Che pressione deve avere la caldaia?"
-    steps = "Per ricaricare la pressione della caldaia: aprire il rubinetto fino a 1,3 bar."
-    range_ = "A caldaia fredda la pressione deve stare tra 1 e 1,5 bar."
+    """ "Che temperatura deve avere il frigo?" asks what the temperature should be, as
+    "what should the temperature be": the line giving its range is worth more than the
+    steps to set it, though both say the temperature, the fridge and a figure."""
+    asked = "Che temperatura deve avere il frigo?"
+    steps = "Per cambiare la temperatura del frigo: girare la manopola fino al numero 4."
+    range_ = "Nel frigo la temperatura deve stare tra 3 e 5 gradi."
     with asked_in("it"):
         assert relevance.word_coverage(asked, None, steps) < relevance.word_coverage(
             asked, None, range_
