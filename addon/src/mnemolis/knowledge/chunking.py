@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..sentences import SENTENCE_BREAK
@@ -447,54 +447,51 @@ def _unlabelled(line: str) -> str:
 SHORT_LIST_LINE = 40  # three or more lines this short, none a sentence: a list's items
 
 
-def unmarked_list(lines: list[str]) -> set[int]:
-    """Indexes of lines in a run of three or more short lines, flush left, that end no
-    sentence nor open what follows (an ingredient or shopping list written without
-    marks): items, never one sentence nor headings. Indented lines are code."""
+def _runs(lines: list[str], keeps: Callable[[str], bool]) -> set[int]:
+    """Indexes of lines in a run of three or more flush-left lines that ``keeps``."""
     out: set[int] = set()
     run: list[int] = []
     for n, raw in enumerate([*lines, ""]):
         line = raw.strip()
-        if (
-            line
-            and not raw[:1].isspace()
-            and len(line) <= SHORT_LIST_LINE
-            and not ENDS_SENTENCE.search(line)
-            and not line.endswith(":")
-        ):
+        if line and not raw[:1].isspace() and keeps(line):
             run.append(n)
             continue
         if len(run) >= 3:
             out.update(run)
         run = []
     return out
+
+
+def unmarked_list(lines: list[str]) -> set[int]:
+    """Indexes of lines in a run of three or more short lines, flush left, that end no
+    sentence nor open what follows (an ingredient or shopping list written without
+    marks): items, never one sentence nor headings. Indented lines are code."""
+    return _runs(
+        lines,
+        lambda line: (
+            len(line) <= SHORT_LIST_LINE
+            and not ENDS_SENTENCE.search(line)
+            and not line.endswith(":")
+        ),
+    )
 
 
 def fact_per_line(lines: list[str]) -> set[int]:
     """Indexes of lines in a run of three or more flush-left lines that each open with a
     capital or a figure and hold no sentence end (a note written one fact per line,
-    without full stops: "In frigo trovi la pasta: 4 minuti nel microonde"). Wrapped
-    prose breaks mid-sentence, so its next line seldom opens with a capital, and three
-    of its lines hold a full stop somewhere."""
-    out: set[int] = set()
-    run: list[int] = []
-    for n, raw in enumerate([*lines, ""]):
-        line = raw.strip()
-        if (
-            line
-            and not raw[:1].isspace()
-            and (line[:1].isupper() or line[:1].isdigit())
+    without full stops: "Nel freezer c'è il minestrone: 6 minuti nel microonde").
+    Wrapped prose breaks mid-sentence, so its next line seldom opens with a capital,
+    and three of its lines hold a full stop somewhere."""
+    return _runs(
+        lines,
+        lambda line: (
+            (line[:1].isupper() or line[:1].isdigit())
             and not ENDS_SENTENCE.search(line)
             and _ends_no_clause(line)
             and len(SENTENCE_BREAK.split(line)) == 1
             and not _BULLET.match(line)
-        ):
-            run.append(n)
-            continue
-        if len(run) >= 3:
-            out.update(run)
-        run = []
-    return out
+        ),
+    )
 
 
 def _prose(lines: list[str]) -> Iterator[_Block]:
