@@ -121,7 +121,7 @@ def compound_terms(endings: Endings, stems: list[str]) -> list[str]:
 
 def compound_heads(endings: Endings, stems: list[str]) -> list[str]:
     """The last part of each compound asked about that the index holds as a word of its
-    own: "Gastherme" finds the "Therme", "Kaltmiete" the "Miete" (the longest such part)."""
+    own: "Dachfenster" finds the "Fenster" (the longest such part)."""
     backwards, _ = endings
     out: list[str] = []
     for s in stems:

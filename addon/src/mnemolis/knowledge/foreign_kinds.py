@@ -85,7 +85,7 @@ _WHEN = re.compile(
     rf"|{_TIME_OF_DAY.pattern}",
     re.I,
 )
-# A date written with its month or in figures ("1 juli", "3. März", "12/03/2025"): a
+# A date written with its month or in figures ("1 januari", "3. März", "12/03/2025"): a
 # figure in it is no amount.
 _DATE = re.compile(
     rf"\b\d{{1,2}}(?:\.|er|º|°)?\s*(?:de\s+)?(?:{_MONTHS})\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b",
@@ -125,7 +125,7 @@ _CHECK = re.compile(
     r"|soll\w*|moet\w*|doi(?:t|vent)|devr\w*|debe\w*|deve\w*|dovr\w*)\b",
     re.I,
 )
-# "Que pressão é que a caldeira deve ter?", "Welchen Druck soll die Heizung haben?": a
+# "Che temperatura deve avere il frigo?", "Welchen Druck soll die Heizung haben?": a
 # question for what a value should be; only its "should" is the frame.
 _WHICH_SHOULD = (
     r"^\W*(?:que|qu[ée]|quel(?:le)?s?|welche[nrms]?|welke?|che|quale|qual|(?P<how>wie hoch"
@@ -222,7 +222,7 @@ class Kind:
 
     def given_by(self, text: str) -> bool:
         """Whether the text holds a fact of this kind ("35 minutes" for a duration; an
-        amount is no day of a date: "per 1 juli" says no rent)."""
+        amount is no day of a date: "per 1 januari" says no rent)."""
         if self.gives is _AMOUNT:
             text = _DATE.sub(" ", text)
         return self.gives.search(text) is not None

@@ -657,7 +657,7 @@ def word_coverage(
     synonym (thesaurus.py), with a typing slip or (unless not ``parts``) as a compound's
     part ``SYNONYM_SHARE`` of that. In another language the kind of fact asked for must
     be given by the first text, the passage's own: the year in a heading over it
-    ("Calendário escolar 2025/2026") dates none of its lines."""
+    ("Agenda da biblioteca 2026") dates none of its lines."""
     wanted = content_words(question)
     if not wanted:
         return 0.0
@@ -797,7 +797,7 @@ def word_coverage(
             and any(names_a_phone(tongue, w) for w in wanted)
             and not any(has_phone_number(t) for t in texts)
         ):
-            # "Comment on appelle Mamie Odette ?" asks for a number, as "how do I ring
+            # "Comment on appelle Tonton Marcel ?" asks for a number, as "how do I ring
             # her?": the line on her birthday party gives none.
             share *= KIND_UNGIVEN
         # "Quando scade il passaporto di Matilde?" is not answered by Luca's passport row.
@@ -901,7 +901,7 @@ def _thing_of(question: str) -> tuple[str, ...]:
                 and not name
             ):
                 return (word, after)
-            # "il certificato medico per il nuoto di Matilde": what it is for comes
+            # "la tessera per la piscina di Luca": what it is for comes
             # between the thing and whose it is; either names it.
             purpose = _FOR_WHAT.search(question, 0, m.start())
             if purpose is not None and fold(purpose.group("thing")) in wanted:
@@ -966,7 +966,7 @@ def names_whose(question: str, *texts: str) -> bool:
     def says(w: str) -> bool:
         return stem_in(tongue, w) in have or (joined and _compound_said(stem_in(tongue, w), have))
 
-    # "do seguro do carro": each owner in a chain is said (the car's insurance, not the
+    # "do seguro da mota": each owner in a chain is said (the motorbike's insurance, not the
     # house's insurance nor the car's parking space).
     return all(2 * sum(says(w) for w in phrase) >= len(phrase) for phrase in chain)
 
