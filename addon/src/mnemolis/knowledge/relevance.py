@@ -798,7 +798,7 @@ def word_coverage(
             and not any(has_phone_number(t) for t in texts)
         ):
             # "Comment on appelle Tonton Marcel ?" asks for a number, as "how do I ring
-            # her?": the line on her birthday party gives none.
+            # him?": the note on his party gives none.
             share *= KIND_UNGIVEN
         # "Quando scade il passaporto di Matilde?" is not answered by Luca's passport row.
         owners = _owners_of(question)
@@ -910,7 +910,7 @@ def _thing_of(question: str) -> tuple[str, ...]:
     return ()
 
 
-# The noun a purpose follows: "il certificato medico per il …", "la llave para el …".
+# The noun a purpose follows: "la tessera per la …", "la llave para el …".
 _FOR_WHAT = re.compile(
     r"(?P<thing>\w[\w-]*)\s+(?:per|para|pour|por|pra)\s+(?:(?:il|lo|la|el|le|les|o|a|os"
     r"|as|los|las|i|gli)\s+|l')?$",
@@ -967,7 +967,7 @@ def names_whose(question: str, *texts: str) -> bool:
         return stem_in(tongue, w) in have or (joined and _compound_said(stem_in(tongue, w), have))
 
     # "do seguro da mota": each owner in a chain is said (the motorbike's insurance, not the
-    # house's insurance nor the car's parking space).
+    # house's insurance nor a line about the motorbike's helmet).
     return all(2 * sum(says(w) for w in phrase) >= len(phrase) for phrase in chain)
 
 
@@ -1008,9 +1008,10 @@ _OUR_PEOPLE = frozenset(
 
 @cached_by_language(512)
 def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
-    """The common nouns that say whose the thing asked is: after "de" in a Romance "which
-    is the …?" ("¿Cuál es el número de la tarjeta sanitaria?": "tarjeta", "sanitaria"),
-    names being ``_owners_of``'s; after "von"/"für" in German ("fürs Gartenhaus")."""
+    """The common nouns that say whose the thing asked is, phrase by phrase: after "de" in
+    a Romance "which is the …?" ("¿Cuál es el número de la tarjeta sanitaria?":
+    "tarjeta", "sanitaria"; "… do seguro da mota": "seguro", then "mota"), names being
+    ``_owners_of``'s; after "von"/"für" in German ("fürs Gartenhaus")."""
     tongue = foreign(question)
     if tongue == "German":
         # Its capitals mark every noun, so no name is told apart: the noun is whose.
