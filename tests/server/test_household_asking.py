@@ -2025,3 +2025,32 @@ async def test_which_day_is_asked_as_what_day(make_client: Client, tmp_path: Pat
     client = await notes_client(make_client, tmp_path, {"money.txt": notes})
     assert relevance.asks_kind("which day does the rent go out?")
     await says(client, "Which day does the rent go out?", "the 3rd")
+
+
+async def test_a_title_framed_by_dashes_heads_the_lines_under_it(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Plain-text notes often set a title off with rule marks on both sides ("--- Banana
+    bread ---"). Such a line was read as text, so a recipe's baking line, which never
+    names its dish, belonged to no dish and the question found nothing to quote."""
+    recipes = (
+        "FAMILY RECIPES\n(typed up from Grandma's card box)\n\n"
+        "--- FLAPJACKS (one tray) ---\n200 g oats\n100 g butter\n3 tbsp syrup\n"
+        "Press into the tin and bake at 180 °C for 20 minutes.\n\n"
+        "--- BANANA BREAD ---\n(use the blackest bananas)\n3 ripe bananas\n250 g flour\n"
+        "1 tsp bicarbonate of soda\n"
+        "Bake at 170 °C for 55 minutes, until a skewer comes out clean.\n\n"
+        "=== LENTIL SOUP ===\n1 onion, 2 carrots, 200 g red lentils\n"
+        "Simmer 25 minutes, then blend.\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"recipes.txt": recipes})
+    await says(client, "How long does the banana bread bake for?", "55 minutes")
+    sections = text_sections(recipes)
+    assert [s.heading for s in sections] == [
+        "FAMILY RECIPES",
+        "FLAPJACKS (one tray)",
+        "BANANA BREAD",
+        "LENTIL SOUP",
+    ]
+    # A rule alone, or a line only opening with dashes, is no title.
+    assert [s.heading for s in text_sections("Notes\n\n-----\n-- call back later\n")] == ["Notes"]

@@ -517,6 +517,17 @@ def _underlined(line: str, after: str) -> bool:
     return len(after) >= len(line) or _USUAL_RULE.fullmatch(after) is not None
 
 
+# A title framed by the same rule marks on both sides, as plain-text notes set one off:
+# "--- Pancakes ---", "=== Useful numbers ===", "*** Winter ***". The frame is no word of it.
+_FRAMED = re.compile(r"([-=*~#+_])\1{1,}\s+(?P<title>[^\W_].{0,58}?)\s+\1{2,}")
+
+
+def framed_title(line: str) -> str:
+    """The title a line of rule marks frames ("--- Pancakes ---" → "Pancakes"), or ""."""
+    match = _FRAMED.fullmatch(line.strip())
+    return match["title"] if match else ""
+
+
 _TITLE_END = re.compile(r"[.,;:!?)\]]$")
 # A line ending in one of these continues on the next line (hard-wrapped prose).
 CONTINUES = frozenset(
@@ -653,6 +664,13 @@ def text_sections(text: str) -> list[Section]:
             overlined = False
             i += 2
             previous_blank = True
+            continue
+        framed = framed_title(line) if literal is None and not deeper else ""
+        if framed:
+            flush()
+            heading = framed
+            i += 1
+            previous_blank = False
             continue
         # "Contacts" alone over the paragraph after it (not the last line of the file).
         alone = "" if after else _next_line(source, i + 1)
