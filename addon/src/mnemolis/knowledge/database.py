@@ -155,8 +155,9 @@ TOKENIZER = "tokenize='porter unicode61 remove_diacritics 2'"  # as chunks_fts b
 # that asks heads its definition, reStructuredText comments left out; 11: a contents
 # entry that tells before it asks read whole; 12: reStructuredText targets, directive
 # lines and their options left out; 13: a sentence never ends at "z. B.", "bzw.",
-# "inkl." or another language's abbreviation).
-INDEX_FORMAT = "13"
+# "inkl." or another language's abbreviation; 14: a title framed by rule marks, "---
+# Banana bread ---", heads the lines under it).
+INDEX_FORMAT = "14"
 EMBED_BATCH = 32  # small batches: a model embedder serves other requests in between
 _DELETE_VECTORS = "DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)"
 
