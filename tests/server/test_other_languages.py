@@ -1038,3 +1038,25 @@ def test_how_to_ring_someone_is_answered_by_a_line_with_a_number() -> None:
         asked = "Peut-on appeler Tonton Marcel le dimanche ?"
         text = "Tonton Marcel : le dimanche il est à la pêche, pas de téléphone"
         assert relevance.match(asked, None, [text]).answers
+
+
+async def test_a_question_word_typed_with_its_accent_is_still_a_function_word(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """Spanish's stop-word list holds "donde", "cuanto", "cual" without their accents. So
+    "¿Dónde …?" kept "dónde" as a word the answer had to say, and the same question typed
+    with and without accents was answered differently, the accented one not at all."""
+    notes = {
+        "casa.md": (
+            "# Casa\n\n## Guardería\n\n"
+            "La guardería cuesta 310 € al mes, comedor incluido.\n\n"
+            "## Trastero\n\nLa llave está en el cajón de la entrada.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    for question in ("¿Dónde está la llave?", "donde esta la llave"):
+        body = await _asked(client, question, "es")
+        assert "cajón de la entrada" in body["result"], (question, body)
+    with asked_in("es"):
+        assert query_tokens("¿Cuál es el código del portal?") == ["código", "portal"]
+        assert query_tokens("¿Cuánto cuesta?") == query_tokens("cuanto cuesta")

@@ -6,7 +6,7 @@ import re
 from collections.abc import Hashable, Sequence
 
 from .. import textmatch
-from ..language import stop_words_of
+from ..language import stop_words_of, unaccented
 
 _STOP = (
     "a an and are as at be but by can could did do does for from had has have how i if in is it "
@@ -60,7 +60,13 @@ def query_tokens(text: str) -> list[str]:
     """
     words = textmatch.words(joined(textmatch.normalize(text)))
     foreign = stop_words_of(text)
-    kept = [w for w in words if w not in STOPWORDS and w not in foreign]
+    # Their lists hold some words only without accents ("cuanto", "cual"), as they are
+    # often typed: "¿Cuánto …?" says the same function word.
+    kept = [
+        w
+        for w in words
+        if w not in STOPWORDS and not (foreign and (w in foreign or unaccented(w) in foreign))
+    ]
     return list(dict.fromkeys(kept or words))
 
 
