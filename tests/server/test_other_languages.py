@@ -1060,3 +1060,27 @@ async def test_a_question_word_typed_with_its_accent_is_still_a_function_word(
     with asked_in("es"):
         assert query_tokens("¿Cuál es el código del portal?") == ["código", "portal"]
         assert query_tokens("¿Cuánto cuesta?") == query_tokens("cuanto cuesta")
+
+
+async def test_a_thing_the_text_gives_another_owner_is_not_the_one_asked(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Comment on nettoie le filtre du lave-vaisselle ?" asks for the dishwasher's filter.
+    The hood's filter, washed in the dishwasher, says both words and is not it: the text's
+    own "de la hotte" names another owner. A figure or a bare "de" names none ("fijo de
+    casa" is a kind of phone)."""
+    upkeep = (
+        "# Entretien\n\n"
+        "- Filtre de la hotte : le passer au lave-vaisselle tous les deux mois.\n"
+        "- Joint du frigo : nettoyer au vinaigre blanc.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"entretien.md": upkeep})
+    body = await _asked(client, "Comment on nettoie le filtre du lave-vaisselle ?", "fr")
+    assert "hotte" not in body["result"], body
+    with asked_in("fr"):
+        question = "Comment on nettoie le filtre du lave-vaisselle ?"
+        own = "Filtre du lave-vaisselle : le rincer sous l'eau chaude chaque mois."
+        assert relevance.names_whose(question, own)
+    with asked_in("es"):
+        question = "¿Cuál es el fijo de los abuelos?"
+        assert relevance.names_whose(question, "Abuelos | 91 000 12 34 | fijo de casa")

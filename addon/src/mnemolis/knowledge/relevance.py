@@ -933,7 +933,10 @@ _BEFORE_NOUN = (
 )
 _WHICH_IS = re.compile(
     r"\W*(?:cu[áa]l(?:es)? (?:es|son|era)|qual (?:[ée]|era)|quais s[ãa]o|qual è|quali sono"
-    rf"|quel(?:le)?s? (?:est|sont|était)(?:-ce)?)\s+{_BEFORE_NOUN}+{_PHRASE}",
+    rf"|quel(?:le)?s? (?:est|sont|était)(?:-ce)?"
+    # "Come si pulisce il filtro …", "¿Cómo se cambia la pila …?": how to do a thing to it.
+    r"|(?:come|comment|c[óo]mo)\s+(?:si\s+|se\s+|on\s+)?[^\W\d_]+)"
+    rf"\s+{_BEFORE_NOUN}+{_PHRASE}",
     re.I,
 )
 _WHOSE = re.compile(
@@ -968,7 +971,30 @@ def names_whose(question: str, *texts: str) -> bool:
 
     # "do seguro da mota": each owner in a chain is said (the motorbike's insurance, not the
     # house's insurance nor a line about the motorbike's helmet).
-    return all(2 * sum(says(w) for w in phrase) >= len(phrase) for phrase in chain)
+    if not all(2 * sum(says(w) for w in phrase) >= len(phrase) for phrase in chain):
+        return False
+    owners = {stem_in(tongue, w) for phrase in chain for w in phrase}
+    return not any(_others_thing(question, t, tongue, owners) for t in texts)
+
+
+def _others_thing(question: str, text: str, tongue: str, owners: set[str]) -> bool:
+    """Whether a text names the thing asked as another's: "il filtro della cappa" is the
+    hood's filter, though the line says "lavastoviglie" too (it is washed in one). Only
+    an owner with its article counts: "fijo de casa" is a kind of phone."""
+    if tongue not in _ROMANCE:
+        return False
+    thing = {stem_in(tongue, w) for w in _thing_of(question)}
+    for word in _WORD.finditer(text):
+        if stem_in(tongue, word.group()) not in thing:
+            continue
+        whose = _WHOSE.match(text, word.end())
+        if whose is None or (whose.group("bare") and not whose.group("art")):
+            continue  # "fijo de casa", "franquia de 150 €": a kind of it, or its figure
+        said = {stem_in(tongue, w) for w in _WORD.findall(whose.group("np")) if w.isalpha()}
+        said -= {stem_in(tongue, w) for w in stop_words_of(question)}
+        if said and not said & owners:
+            return True
+    return False
 
 
 def _compound_said(word: str, stems: frozenset[str]) -> bool:
