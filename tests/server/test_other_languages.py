@@ -1084,3 +1084,24 @@ async def test_a_thing_the_text_gives_another_owner_is_not_the_one_asked(
     with asked_in("es"):
         question = "¿Cuál es el fijo de los abuelos?"
         assert relevance.names_whose(question, "Abuelos | 91 000 12 34 | fijo de casa")
+
+
+async def test_where_a_code_shows_is_not_the_thing_asked(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Sur l'écran du four il y a F3, ça veut dire quoi ?" asks what F3 means. The screen
+    is where it shows, after "sur": read as the thing asked, the code's row, which never
+    says "écran", was worth half its words and nothing answered."""
+    manual = {
+        "four.md": (
+            "# Notice du four\n\nL'écran du four affiche l'heure quand il est éteint.\n\n"
+            "## Codes\n\n| Code | Signification | Que faire |\n|---|---|---|\n"
+            "| F3 | Porte mal fermée | Refermer la porte |\n"
+            "| F7 | Sonde de température en panne | Appeler le SAV |\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", manual)
+    body = await _asked(client, "Sur l'écran du four il y a F3, ça veut dire quoi ?", "fr")
+    assert "Porte mal fermée" in body["result"], body
+    with asked_in("es"):
+        assert relevance._thing_of("¿Cuál es el teléfono del colegio?") == ("telefono",)

@@ -850,6 +850,13 @@ _OF = re.compile(
     r"|(?:du|des|del|della|dello|dei|degli|delle|dos|das|d')(?=\s|\b))",
     re.I,
 )
+# A place the thing is at, before its noun: "sul display della caldaia c'è E35", "sur
+# l'écran du four", "en la pantalla del aire", "no visor da caldeira".
+_WHERE_BEFORE = re.compile(
+    r"\b(?:sul|sulla|sullo|sui|sulle|nel|nella|nello|nei|nelle|sur|dans|en|no|na|nos|nas"
+    r"|em)\s+(?:(?:le|la|les|el|los|las|il|lo|o|a|os|as)\s+|l['\u2019]\s*)?$",
+    re.I,
+)
 # What may open the words after "de": an article, a possessive or a demonstrative.
 _DETERMINERS = (
     "le la les l un une el los las lo il gli i o a os as uma um mon ma mes ton ta tes son "
@@ -889,6 +896,8 @@ def _thing_of(question: str) -> tuple[str, ...]:
         return ()
     for m in _OF.finditer(question):
         word = fold(m.group("thing"))
+        if _WHERE_BEFORE.search(question, 0, m.start()):
+            continue  # "sul display della caldaia": where it shows, not the thing asked
         if word in wanted and word not in asking:
             after = fold(m.group("next") or "")
             # "la contraseña de Netflix": a name after "de" says whose it is, no compound.
