@@ -1105,3 +1105,21 @@ async def test_where_a_code_shows_is_not_the_thing_asked(
     assert "Porte mal fermée" in body["result"], body
     with asked_in("es"):
         assert relevance._thing_of("¿Cuál es el teléfono del colegio?") == ("telefono",)
+
+
+async def test_a_when_that_names_the_day_asks_for_its_time(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wann hat Mia mittwochs Musikschule aus?" tells the day and asks the time: a line
+    naming Wednesday, and no time, gives no "when" (it was quoted before the timetable)."""
+    notes = {
+        "kinder.md": (
+            "# Mia\n\n## Musikschule\n\n"
+            "- Die Flöte am Mittwoch und am Freitag mitgeben.\n"
+            "- Unterricht: Montag und Mittwoch, Schluss um 15:10 Uhr, freitags um 14:20 Uhr.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Wann hat Mia mittwochs Musikschule aus?", "de")
+    assert "15:10" in body["result"], body
+    assert "Flöte" not in body["result"], body

@@ -64,6 +64,10 @@ DAY_SPAN = re.compile(
 )
 
 
+# A day of the week or a span of them, said in a question or a text.
+_DAYS = re.compile(rf"\b(?:{_A_DAY.pattern})\b|{DAY_SPAN.pattern}", re.I)
+
+
 def names_a_day(word: str) -> bool:
     """Whether a (folded) question word names a day of the week, in any language."""
     return _A_DAY.fullmatch(word) is not None
@@ -219,12 +223,16 @@ class Kind:
 
     words: frozenset[str]
     gives: re.Pattern[str]
+    day_named: bool = False  # "wann … dienstags?": the day is told, its time is asked
 
     def given_by(self, text: str) -> bool:
         """Whether the text holds a fact of this kind ("35 minutes" for a duration; an
-        amount is no day of a date: "per 1 januari" says no rent)."""
+        amount is no day of a date: "per 1 januari" says no rent; a day of the week
+        answers no "when" that names one)."""
         if self.gives is _AMOUNT:
             text = _DATE.sub(" ", text)
+        elif self.day_named:
+            text = _DAYS.sub(" ", text)
         return self.gives.search(text) is not None
 
 
@@ -237,5 +245,6 @@ def kind_asked(language: str | None, question: str) -> Kind | None:
         if m is not None:
             # Only the named parts of a long pattern are its frame ("wie hoch … soll").
             parts = [m.group(g) or "" for g in asks.groupindex] or [m.group(0)]
-            return Kind(frozenset(_WORD.findall(" ".join(parts).lower())), gives)
+            words = frozenset(_WORD.findall(" ".join(parts).lower()))
+            return Kind(words, gives, gives is _WHEN and _DAYS.search(question) is not None)
     return None
