@@ -1123,3 +1123,20 @@ async def test_a_when_that_names_the_day_asks_for_its_time(
     body = await _asked(client, "Wann hat Mia mittwochs Musikschule aus?", "de")
     assert "15:10" in body["result"], body
     assert "Flöte" not in body["result"], body
+
+
+async def test_how_many_degrees_is_answered_by_a_temperature(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Op hoeveel graden …?" asks for a temperature, as English "what temperature": the
+    sentence giving "25 °C" answers, not the one saying "graad" without any."""
+    manual = {
+        "airco.md": (
+            "# Airco woonkamer\n\n## Instellen\n\n"
+            "In de zomer op 25 °C in de stand KOELEN, in de winter op 20 °C in de stand "
+            "VERWARMEN. Elke graad lager in de zomer kost ongeveer 6 % meer stroom.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", manual)
+    body = await _asked(client, "Op hoeveel graden zet ik de airco in de zomer?", "nl")
+    assert "25 °C" in body["result"], body

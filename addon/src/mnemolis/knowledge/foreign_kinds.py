@@ -113,6 +113,9 @@ _AMOUNT = re.compile(
     re.I,
 )
 
+# A temperature: "24 °C", "19°", "20 Grad", "21 graden", never a "grado" without a figure.
+_TEMPERATURE = re.compile(r"\d\s*°|°\s*[CF]\b|\b\d+(?:[.,]\d+)?\s*(?:grad|degr|graus|gradi)", re.I)
+
 # What a code or a word means: a label or row giving it ("E35: Fiamma parassita",
 # "Significato: …"), or a sentence saying what it means or why.
 _MEANING = re.compile(
@@ -149,6 +152,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:jusqu'|à partir d')?(?:à|a) quelle heure|quelle heure", _TIME_OF_DAY),
         (r"(?:jusqu'à |depuis |à partir de )?quand|quel jour|quelle date", _WHEN),
         (_WHICH_SHOULD.format(r"doi(?:t|vent)|devrai(?:t|ent)"), _CHECK),
+        (r"(?:à )?combien de degr[ée]s|(?:à )?quelle temp[ée]rature", _TEMPERATURE),
         (r"combien", _AMOUNT),
         (r"veu(?:t|lent) dire|signifi(?:e|ent)", _MEANING),
     ),
@@ -162,6 +166,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:hasta |desde )?(?:a )?qu[ée] hora", _TIME_OF_DAY),
         (r"(?:hasta |desde )?cu[áa]ndo|qu[ée] d[íi]a|qu[ée] fecha", _WHEN),
         (_WHICH_SHOULD.format(r"debe(?:n|r[íi]a)?"), _CHECK),
+        (r"(?:a )?cu[áa]ntos grados|(?:a )?qu[ée] temperatura", _TEMPERATURE),
         (r"cu[áa]nt[oa]s?", _AMOUNT),
         (r"quieren? decir|significan?", _MEANING),
     ),
@@ -174,6 +179,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:fino |da )?a che or[ae]|che ore sono|che ora", _TIME_OF_DAY),
         (r"(?:fino a |da )?quando|(?:che|quale|in che) giorno|che data", _WHEN),
         (_WHICH_SHOULD.format(r"deve|devono|dovrebbe(?:ro)?"), _CHECK),
+        (r"(?:a )?quanti gradi|(?:a )?(?:che|quale) temperatura", _TEMPERATURE),
         (r"quant[oaie]", _AMOUNT),
         (r"vuol(?:e)? dire|vogliono dire|significan?o?", _MEANING),
     ),
@@ -187,6 +193,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:at[ée] |a partir de )?(?:a|[àa]s) que horas|que horas", _TIME_OF_DAY),
         (r"(?:at[ée] |desde )?quando|que dia|qual (?:[ée] )?o dia|que data", _WHEN),
         (_WHICH_SHOULD.format(r"deve(?:m|ria)?"), _CHECK),
+        (r"(?:a )?quantos graus|(?:a )?(?:que|qual (?:[ée] )?a) temperatura", _TEMPERATURE),
         (r"quant[oa]s?", _AMOUNT),
         (r"querem? dizer|significam?", _MEANING),
     ),
@@ -197,6 +204,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:bis |ab |seit )?wann|(?:an )?welche[mnr]? (?:tag|datum)", _WHEN),
         # "Wie hoch ist die Miete?" asks for a figure, as English "how big/high/deep".
         (_WHICH_SHOULD.format(r"soll(?:te|en|ten)?"), _CHECK),
+        (r"(?:auf )?wie ?viel grad|(?:auf )?welche temperatur|wie (?:warm|kalt)", _TEMPERATURE),
         (r"wie ?viele?|wieviele?|wie (?:hoch|groß|gross|klein|breit|tief|schwer)", _AMOUNT),
         (r"bedeute[tn]|hei(?:ß|ss)t das", _MEANING),
     ),
@@ -206,6 +214,7 @@ _ASKS: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
         (r"(?:om |tot |vanaf )?hoe laat|welk tijdstip", _TIME_OF_DAY),
         (r"(?:tot |vanaf |sinds )?wanneer|welke (?:dag|datum)", _WHEN),
         (_WHICH_SHOULD.format(r"moet(?:en)?|zou(?:den)? moeten"), _CHECK),
+        (r"(?:op )?hoeveel graden|(?:op )?welke temperatuur|hoe (?:warm|koud)", _TEMPERATURE),
         (r"hoeveel|hoe (?:hoog|groot|klein|breed|diep|zwaar)", _AMOUNT),
         (r"beteken(?:t|en)|wil (?:dat|dit|het) zeggen", _MEANING),
     ),
