@@ -1140,3 +1140,24 @@ async def test_how_many_degrees_is_answered_by_a_temperature(
     client = await household_client(make_client, tmp_path / "roots", manual)
     body = await _asked(client, "Op hoeveel graden zet ik de airco in de zomer?", "nl")
     assert "25 °C" in body["result"], body
+
+
+async def test_what_a_thing_is_wanted_for_weighs_less_than_the_thing(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "…, damit Ben beim Spielen nicht an die Drehregler kommt?" says why they ask, as
+    English "so that" or "I need to …": its words weigh a quarter together. They
+    outweighed the question's own, and the hob's lock, which names none of them, was
+    no answer."""
+    notes = {
+        "kueche.md": (
+            "# Küche\n\n## Kochfeld\n\n"
+            "- Sperren: das Schlüssel-Symbol 4 Sekunden gedrückt halten, bis ein Punkt leuchtet.\n"
+            "- Reinigen nur mit dem Glaskeramik-Schaber.\n\n"
+            "## Ben\n\n- Ben darf die Knöpfe am Radio drücken, nicht am Backofen.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    question = "Wie sperre ich das Kochfeld, damit Ben beim Spielen nicht an die Drehregler kommt?"
+    body = await _asked(client, question, "de")
+    assert "4 Sekunden" in body["result"], body

@@ -303,11 +303,26 @@ ASIDE_SHARE = 0.25  # what they told first, or why they ask, weighs at most this
 _LIGHT_VERBS = frozenset(["take", "get", "go", "put", "do", "make", "have", "bring", "send"])
 
 
+# What the thing asked is wanted for, in another language: "¿Cómo bloqueo el mando para
+# que no toque los botones?", "pour que", "perché", "damit", "zodat", to the end.
+_FOREIGN_PURPOSE = re.compile(
+    r"[\s,](?:para que|pour que|afin que|affinch[ée]|perch[ée] non|damit|sodass|so dass"
+    r"|zodat|opdat)\s+(?P<tail>.*)$",
+    re.I,
+)
+
+
 @cached_by_language(512)
 def _aside_words(question: str) -> frozenset[str]:
     """Content words of what surrounds the question itself: the situation told before it,
     and a trailing "I need to …" clause; words the question itself says, and the thing
     it refers back to ("… what make is it?"), stay whole."""
+    if foreign(question):
+        why = _FOREIGN_PURPOSE.search(question)
+        if why is None:
+            return frozenset()
+        head = set(content_words(question[: why.start()]))
+        return frozenset(w for w in content_words(why.group("tail")) if w not in head)
     lead, text = _told(question)
     aside: list[str] = [lead] if lead else []
     kept: set[str] = set()
