@@ -1068,7 +1068,7 @@ async def test_a_thing_the_text_gives_another_owner_is_not_the_one_asked(
     """ "Comment on nettoie le filtre du lave-vaisselle ?" asks for the dishwasher's filter.
     The hood's filter, washed in the dishwasher, says both words and is not it: the text's
     own "de la hotte" names another owner. A figure or a bare "de" names none ("fijo de
-    casa" is a kind of phone)."""
+    trabajo" is a kind of phone)."""
     upkeep = (
         "# Entretien\n\n"
         "- Filtre de la hotte : le passer au lave-vaisselle tous les deux mois.\n"
@@ -1083,7 +1083,7 @@ async def test_a_thing_the_text_gives_another_owner_is_not_the_one_asked(
         assert relevance.names_whose(question, own)
     with asked_in("es"):
         question = "¿Cuál es el fijo de los abuelos?"
-        assert relevance.names_whose(question, "Abuelos | 91 000 12 34 | fijo de casa")
+        assert relevance.names_whose(question, "Abuelos | 91 000 12 34 | fijo de trabajo")
 
 
 async def test_where_a_code_shows_is_not_the_thing_asked(

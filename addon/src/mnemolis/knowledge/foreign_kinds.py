@@ -232,7 +232,7 @@ class Kind:
 
     words: frozenset[str]
     gives: re.Pattern[str]
-    day_named: bool = False  # "wann … dienstags?": the day is told, its time is asked
+    day_named: bool = False  # "wann … mittwochs?": the day is told, its time is asked
 
     def given_by(self, text: str) -> bool:
         """Whether the text holds a fact of this kind ("35 minutes" for a duration; an

@@ -303,8 +303,8 @@ ASIDE_SHARE = 0.25  # what they told first, or why they ask, weighs at most this
 _LIGHT_VERBS = frozenset(["take", "get", "go", "put", "do", "make", "have", "bring", "send"])
 
 
-# What the thing asked is wanted for, in another language: "¿Cómo bloqueo el mando para
-# que no toque los botones?", "pour que", "perché", "damit", "zodat", to the end.
+# What the thing asked is wanted for, in another language: "Wie sperre ich das Kochfeld,
+# damit Ben nicht an die Drehregler kommt?", "para que", "pour que", "zodat", to the end.
 _FOREIGN_PURPOSE = re.compile(
     r"[\s,](?:para que|pour que|afin que|affinch[ée]|perch[ée] non|damit|sodass|so dass"
     r"|zodat|opdat)\s+(?P<tail>.*)$",
@@ -865,8 +865,8 @@ _OF = re.compile(
     r"|(?:du|des|del|della|dello|dei|degli|delle|dos|das|d')(?=\s|\b))",
     re.I,
 )
-# A place the thing is at, before its noun: "sul display della caldaia c'è E35", "sur
-# l'écran du four", "en la pantalla del aire", "no visor da caldeira".
+# A place the thing is at, before its noun: "sur l'écran du four il y a F3", "en la
+# pantalla del aire", "no visor da caldeira".
 _WHERE_BEFORE = re.compile(
     r"\b(?:sul|sulla|sullo|sui|sulle|nel|nella|nello|nei|nelle|sur|dans|en|no|na|nos|nas"
     r"|em)\s+(?:(?:le|la|les|el|los|las|il|lo|o|a|os|as)\s+|l['\u2019]\s*)?$",
@@ -912,7 +912,7 @@ def _thing_of(question: str) -> tuple[str, ...]:
     for m in _OF.finditer(question):
         word = fold(m.group("thing"))
         if _WHERE_BEFORE.search(question, 0, m.start()):
-            continue  # "sul display della caldaia": where it shows, not the thing asked
+            continue  # "sur l'écran du four": where it shows, not the thing asked
         if word in wanted and word not in asking:
             after = fold(m.group("next") or "")
             # "la contraseña de Netflix": a name after "de" says whose it is, no compound.
@@ -958,7 +958,7 @@ _BEFORE_NOUN = (
 _WHICH_IS = re.compile(
     r"\W*(?:cu[áa]l(?:es)? (?:es|son|era)|qual (?:[ée]|era)|quais s[ãa]o|qual è|quali sono"
     rf"|quel(?:le)?s? (?:est|sont|était)(?:-ce)?"
-    # "Come si pulisce il filtro …", "¿Cómo se cambia la pila …?": how to do a thing to it.
+    # "Comment on nettoie le filtre …", "¿Cómo se cambia la pila …?": how to do a thing to it.
     r"|(?:come|comment|c[óo]mo)\s+(?:si\s+|se\s+|on\s+)?[^\W\d_]+)"
     rf"\s+{_BEFORE_NOUN}+{_PHRASE}",
     re.I,
@@ -1002,9 +1002,9 @@ def names_whose(question: str, *texts: str) -> bool:
 
 
 def _others_thing(question: str, text: str, tongue: str, owners: set[str]) -> bool:
-    """Whether a text names the thing asked as another's: "il filtro della cappa" is the
-    hood's filter, though the line says "lavastoviglie" too (it is washed in one). Only
-    an owner with its article counts: "fijo de casa" is a kind of phone."""
+    """Whether a text names the thing asked as another's: "le filtre de la hotte" is the
+    hood's filter, though the line says "lave-vaisselle" too (it is washed in one). Only
+    an owner with its article counts: "fijo de trabajo" is a kind of phone."""
     if tongue not in _ROMANCE:
         return False
     thing = {stem_in(tongue, w) for w in _thing_of(question)}
@@ -1013,7 +1013,7 @@ def _others_thing(question: str, text: str, tongue: str, owners: set[str]) -> bo
             continue
         whose = _WHOSE.match(text, word.end())
         if whose is None or (whose.group("bare") and not whose.group("art")):
-            continue  # "fijo de casa", "franquia de 150 €": a kind of it, or its figure
+            continue  # "fijo de trabajo", "filtre de 30 cm": a kind of it, or its figure
         said = {stem_in(tongue, w) for w in _WORD.findall(whose.group("np")) if w.isalpha()}
         said -= {stem_in(tongue, w) for w in stop_words_of(question)}
         if said and not said & owners:
