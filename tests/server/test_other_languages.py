@@ -1161,3 +1161,17 @@ async def test_what_a_thing_is_wanted_for_weighs_less_than_the_thing(
     question = "Wie sperre ich das Kochfeld, damit Ben beim Spielen nicht an die Drehregler kommt?"
     body = await _asked(client, question, "de")
     assert "4 Sekunden" in body["result"], body
+
+
+def test_a_question_for_two_kinds_of_fact_frames_both() -> None:
+    """ "Welcher Tag und um wie viel Uhr …?" asks for a day and a time: "Tag" is a frame
+    word as "Uhr" is, not a word a line must say, nor the thing asked. A rota's row
+    labelled "Tag: …" outweighed the line giving the day and the time."""
+    question = "Welcher Tag und um wie viel Uhr hat Mia Schwimmen?"
+    row = "Tag: Donnerstag | Wer: Papa | Wie: bringt Mia zum Schwimmen, holt sie um 18 Uhr"
+    line = "Mia hat Schwimmen donnerstags von 16:45 bis 17:30 im Hallenbad Süd."
+    with asked_in("de"):
+        kind = relevance.kind_asked("German", question)
+        assert kind is not None and {"tag", "uhr"} <= kind.words
+        assert relevance.word_coverage(question, None, line) == 1.0
+        assert relevance.word_coverage(question, None, row) == 1.0

@@ -249,11 +249,18 @@ class Kind:
 def kind_asked(language: str | None, question: str) -> Kind | None:
     """The kind of fact a question in ``language`` asks for, or None (no such words, or
     a language without them)."""
+    found: Kind | None = None
     for asks, gives in _COMPILED.get(language or "", ()):
         m = asks.search(question)
-        if m is not None:
-            # Only the named parts of a long pattern are its frame ("wie hoch … soll").
-            parts = [m.group(g) or "" for g in asks.groupindex] or [m.group(0)]
-            words = frozenset(_WORD.findall(" ".join(parts).lower()))
-            return Kind(words, gives, gives is _WHEN and _DAYS.search(question) is not None)
-    return None
+        if m is None:
+            continue
+        # Only the named parts of a long pattern are its frame ("wie hoch … soll").
+        parts = [m.group(g) or "" for g in asks.groupindex] or [m.group(0)]
+        words = frozenset(_WORD.findall(" ".join(parts).lower()))
+        if found is None:
+            found = Kind(words, gives, gives is _WHEN and _DAYS.search(question) is not None)
+        else:
+            # "Quel jour, et à quelle heure ?": the first kind is asked for, and every
+            # kind's words are frame ("jour" is no word a line must say).
+            found = Kind(found.words | words, found.gives, found.day_named)
+    return found

@@ -902,7 +902,7 @@ def _thing_of(question: str) -> tuple[str, ...]:
     asking = {fold(w) for w in kind.words} if kind else set()
     if tongue in _GERMANIC:
         which = _WHICH_GERMANIC.match(question)
-        if which is not None and fold(which.group("thing")) in wanted:
+        if which is not None and fold(which.group("thing")) in set(wanted) - asking:
             return (fold(which.group("thing")),)  # "Welche Batterie …?", "Welke bandenmaat …?"
         for m in _OF_GERMANIC.finditer(question):
             word = fold(m.group("thing"))
