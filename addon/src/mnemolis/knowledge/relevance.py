@@ -997,28 +997,36 @@ def names_whose(question: str, *texts: str) -> bool:
     # house's insurance nor a line about the motorbike's helmet).
     if not all(2 * sum(says(w) for w in phrase) >= len(phrase) for phrase in chain):
         return False
-    owners = {stem_in(tongue, w) for phrase in chain for w in phrase}
-    return not any(_others_thing(question, t, tongue, owners) for t in texts)
-
-
-def _others_thing(question: str, text: str, tongue: str, owners: set[str]) -> bool:
-    """Whether a text names the thing asked as another's: "le filtre de la hotte" is the
-    hood's filter, though the line says "lave-vaisselle" too (it is washed in one). Only
-    an owner with its article counts: "fijo de trabajo" is a kind of phone."""
     if tongue not in _ROMANCE:
-        return False
+        return True
     thing = {stem_in(tongue, w) for w in _thing_of(question)}
+    owners = {stem_in(tongue, w) for phrase in chain for w in phrase}
+    function = {stem_in(tongue, w) for w in stop_words_of(question)}
+    return not any(_others_thing(t, tongue, thing, owners, function) for t in texts)
+
+
+def _others_thing(
+    text: str, tongue: str, thing: set[str], owners: set[str], function: set[str]
+) -> bool:
+    """Whether a text names the thing asked (its stems) as another's: "le filtre de la
+    hotte" is the hood's filter, though the line says "lave-vaisselle" too (it is washed
+    in one). Only an owner with its article counts: "fijo de trabajo" is a kind of phone."""
     for word in _WORD.finditer(text):
         if stem_in(tongue, word.group()) not in thing:
             continue
         whose = _WHOSE.match(text, word.end())
-        if whose is None or (whose.group("bare") and not whose.group("art")):
+        if whose is None or _bare(whose):
             continue  # "fijo de trabajo", "filtre de 30 cm": a kind of it, or its figure
         said = {stem_in(tongue, w) for w in _WORD.findall(whose.group("np")) if w.isalpha()}
-        said -= {stem_in(tongue, w) for w in stop_words_of(question)}
-        if said and not said & owners:
+        if said - function and not said & owners:
             return True
     return False
+
+
+def _bare(whose: re.Match[str]) -> bool:
+    """Whether a ``_WHOSE`` phrase follows a bare "de" with no article ("número de
+    póliza", "fijo de trabajo"): one thing or a kind of it, not whose it is."""
+    return bool(whose.group("bare")) and not whose.group("art")
 
 
 def _compound_said(word: str, stems: frozenset[str]) -> bool:
@@ -1078,7 +1086,7 @@ def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
             break  # "de la signora Zanardi": a name, with its title, is ``_owners_of``'s
         # "el número de póliza": one thing, which ``_thing_of`` reads as such; whose it
         # is may follow ("… del seguro del coche").
-        one_thing = whose.group("bare") and not whose.group("art") and whose.start() == start
+        one_thing = _bare(whose) and whose.start() == start
         nouns = tuple(w for w in content_words(phrase) if w in wanted and w not in _OUR_PEOPLE)
         if nouns and not one_thing:
             chain.append(nouns)
