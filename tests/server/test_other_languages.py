@@ -1107,6 +1107,21 @@ async def test_where_a_code_shows_is_not_the_thing_asked(
         assert relevance._thing_of("¿Cuál es el teléfono del colegio?") == ("telefono",)
 
 
+def test_a_thing_said_as_part_of_a_compound_is_named() -> None:
+    """German writes the garage into "Garagentorantrieb": a manual's section under that
+    title names the garage a question speaks of, as "Wasserdruck" names the pressure.
+    Read as a thing never said, the section's unlocking steps could not answer "Wie
+    bekomme ich in der Garage das Tor auf?" on the model's agreement."""
+    manual = "Notentriegelung am Garagentorantrieb: am roten Griff ziehen."
+    with asked_in("de"):
+        assert relevance.names_every_thing("Wie bekomme ich in der Garage das Tor auf?", manual)
+        # A compound's part is at least three letters and leaves three over.
+        assert not relevance.names_every_thing("Wo ist die Garage?", "Garagen")
+    with asked_in("en"):
+        # English writes its compounds apart: no part is read out of a word.
+        assert not relevance.names_every_thing("Where is the garage?", "garageband")
+
+
 async def test_a_when_that_names_the_day_asks_for_its_time(
     make_client: Client, tmp_path: Path
 ) -> None:

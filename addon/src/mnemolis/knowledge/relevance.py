@@ -27,6 +27,7 @@ from .. import textmatch
 from ..language import (
     HEAD_MIN,
     LINKING,
+    MODIFIER_MIN,
     cached_by_language,
     foreign,
     heads,
@@ -2184,12 +2185,25 @@ def names_every_thing(question: str, *texts: str) -> bool:
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     who = _asks_who_does(question)
     said = _stems_in_order(question)
+    joined = joins_compounds(foreign(question))
     for members in _synonym_groups():
         if any(m <= named and _side_by_side(m, said) for m, _ in members) and not any(
-            m <= have or (who and len(m) == 1 and _doer(next(iter(m)), have)) for m, _ in members
+            m <= have
+            or (who and len(m) == 1 and _doer(next(iter(m)), have))
+            or (joined and len(m) == 1 and _part_of_compound(next(iter(m)), have))
+            for m, _ in members
         ):
             return False
     return True
+
+
+def _part_of_compound(word: str, have: frozenset[str]) -> bool:
+    """Whether a word is a part of one of the words, first or last: German's
+    "Garagentorantrieb" names the garage, "Wasserdruck" the pressure."""
+    return len(word) >= HEAD_MIN and any(
+        len(h) - len(word) >= MODIFIER_MIN and (h.startswith(word) or h.endswith(word))
+        for h in have
+    )
 
 
 @functools.lru_cache(maxsize=512)
