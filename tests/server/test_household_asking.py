@@ -2054,3 +2054,22 @@ async def test_a_title_framed_by_dashes_heads_the_lines_under_it(
     ]
     # A rule alone, or a line only opening with dashes, is no title.
     assert [s.heading for s in text_sections("Notes\n\n-----\n-- call back later\n")] == ["Notes"]
+
+
+async def test_who_is_the_role_needs_the_role_named(make_client: Client, tmp_path: Path) -> None:
+    """ "Who's the treasurer at the tennis club?" asks for a role no line names: the club
+    office's number, which says the club's every other word, is no answer. A role the
+    line names is ("who's the coach …?"), and a word for any firm or person leaves the
+    role to the word before it ("our internet company")."""
+    notes = (
+        "# Contacts\n\n"
+        "- Riverside Tennis Club office: 01632 960 123 (court bookings)\n"
+        "- Riverside Tennis Club coach: Priya Shah, 07700 900 456\n"
+        "- Internet: Fibrelink, help line 0800 160 999\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"contacts.md": notes})
+    body = await ask(client, "who's the treasurer at Riverside Tennis Club?")
+    assert "No source could answer" in body["result"], body
+    await says(client, "who's the coach at Riverside Tennis Club?", "Priya Shah")
+    assert relevance.names_the_role("who's our internet company?", notes)
+    assert not relevance.names_the_role("who's the treasurer at the club?", notes)

@@ -1936,6 +1936,7 @@ def match(
         (held is None or held[0])
         and names_the_measured(question, *texts, *weak)
         and names_compounds(question, *texts, *weak)
+        and names_the_role(question, *texts, *weak)
     )
     owner = (
         names_owners(question, *texts, *weak, strict=False)
@@ -2094,6 +2095,47 @@ def _named(
         key in have
         or any(alt <= have for alt in alternatives.get(key, ()))
         or misspelt_in(key, have)
+    )
+
+
+# "Who's the principal at …?", "who's our plumber?", "who's the kids' dentist again?":
+# the role asked for, the last word before what follows it.
+_ASKS_WHO_IS = re.compile(
+    r"\s*who(?:'s|s|\s+is|\s+was)\s+(?:the|our|my|your)\s+"
+    r"(?P<np>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)"
+    r"(?=\s+(?:at|for|of|in|with|on|from|we|i|you|that|who|again|now|here|there|and|to)\b"
+    r"|\s*[?.!]*\s*$)",
+    re.I,
+)
+
+
+_ANYONE = frozenset(
+    {"company", "provider", "supplier", "firm", "business", "service", "people", "person"}
+    | {"guy", "bloke", "man", "woman", "lady", "one", "contact"}
+)
+
+
+def names_the_role(question: str, *texts: str) -> bool:
+    """Whether the texts name the role "who's the …?" asks for (by a synonym, or by what
+    it does: the window cleaner cleans): the school office's line never says who the
+    principal is. True for other questions, and in another language."""
+    if foreign(question):
+        return True
+    m = _ASKS_WHO_IS.match(asked(question))
+    if m is None:
+        return True
+    words = [fold(w) for w in _WORD.findall(m.group("np"))]
+    # "our internet company", "the pool lady": a word for any firm or person leaves the
+    # role to the word before it.
+    while words and words[-1] in _ANYONE:
+        words.pop()
+    if not words or words[-1] in STOPWORDS:
+        return True
+    role = words[-1]
+    have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
+    key = stem(role)
+    return _named(role, have, synonyms(question)) or (
+        key.endswith("er") and len(key) >= 6 and key[:-2] in have
     )
 
 

@@ -1455,6 +1455,8 @@ async def labelled_by_meaning(
     label, line, p = next(row for row in lines if row[0].lower() == best)
     if relevance.attribute_held(question, line, p.hit.heading) == (False, ()):
         return []  # "Netflix kids profile" is no Netflix password
+    if not relevance.names_the_role(question, line, p.hit.heading):
+        return []  # the school office's line never says who the principal is
     if not relevance.names_owners(question, line, p.hit.heading):
         return []  # the plumber's line is not "Tom's plumber"'s when it never says Tom
     if not (
