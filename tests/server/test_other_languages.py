@@ -1107,6 +1107,24 @@ async def test_where_a_code_shows_is_not_the_thing_asked(
         assert relevance._thing_of("¿Cuál es el teléfono del colegio?") == ("telefono",)
 
 
+def test_next_and_last_say_which_time_not_what() -> None:
+    """ "Wann ist die nächste Papiertonne?" asks about the paper bin: "nächste" says which
+    collection, as "la prochaine", "el próximo" do. Weighed as a rare word, it let a
+    memory of the child's next dentist visit answer on it alone with the model's nod."""
+    cases = {
+        "de": ("Wann ist die nächste Papiertonne?", "nachste"),
+        "nl": ("Wanneer is de volgende papierbak?", "volgende"),
+        "fr": ("Quand passe la prochaine benne à papier ?", "prochaine"),
+        "es": ("¿Cuándo es la próxima recogida de papel?", "proxima"),
+        "it": ("Quando passa il prossimo ritiro della carta?", "prossimo"),
+        "pt": ("Quando é a última recolha do papel?", "ultima"),
+    }
+    for language, (question, word) in cases.items():
+        with asked_in(language):
+            words = relevance.content_words(question)
+        assert word not in words and words, (language, words)
+
+
 def test_a_thing_said_as_part_of_a_compound_is_named() -> None:
     """German writes the garage into "Garagentorantrieb": a manual's section under that
     title names the garage a question speaks of, as "Wasserdruck" names the pressure.

@@ -321,7 +321,8 @@ _SAYING: dict[str, str] = {
         "noch mal denn halt eben wohl ruhig irgendwie irgendwo "
         "sag sage sagen erzähl erzähle weißt wisst wissen heißt heißen bedeutet "
         "brauche brauchen will möchte gib gibst ok okay "
-        "wieviel wem wen wessen"
+        "wieviel wem wen wessen "
+        "nächste nächsten nächster nächstes letzte letzten letzter letztes"
     ),
     "Dutch": (
         "al reeds ook weer eigenlijk momenteel zelfs ooit maar alleen slechts best echt "
@@ -329,27 +330,31 @@ _SAYING: dict[str, str] = {
         "misschien wellicht nogmaals even toch wel eens gewoon nou hoor ergens "
         "zeg zeggen vertel vertellen weet weten heet heten betekent nodig wil geef ok oké "
         "waar wanneer welke welk waarom hoeveel waarheen wiens moeten mag mogen willen "
-        "zullen onze"
+        "zullen onze volgende vorige laatste"
     ),
     "French": (
         "déjà aussi encore vraiment réellement exactement précisément environ "
         "franchement probablement sûrement peut-être éventuellement même donc "
-        "alors bon ben bah hein dis dites raconte sais savez ok okay actuellement svp"
+        "alors bon ben bah hein dis dites raconte sais savez ok okay actuellement svp "
+        "prochain prochaine prochains prochaines dernier dernière derniers dernières"
     ),
     "Spanish": (
         "ya también todavía aún realmente exactamente aproximadamente francamente "
         "probablemente seguramente quizás quizá acaso incluso pues bueno oye oiga "
-        "dime dígame dame deme sabes ok vale actualmente"
+        "dime dígame dame deme sabes ok vale actualmente "
+        "próximo próxima próximos próximas último última últimos últimas"
     ),
     "Italian": (
         "già anche ancora davvero veramente esattamente precisamente circa francamente "
         "probabilmente sicuramente forse magari pure quindi allora beh dai senti scusa "
-        "dimmi dammi sai sapete ok okay attualmente"
+        "dimmi dammi sai sapete ok okay attualmente "
+        "prossimo prossima prossimi prossime ultimo ultima ultimi ultime"
     ),
     "Portuguese": (
         "já também ainda realmente mesmo exatamente precisamente aproximadamente "
         "francamente provavelmente certamente talvez então bem pois olha olhe "
-        "diz-me diga-me dá-me dás sabes ok okay atualmente"
+        "diz-me diga-me dá-me dás sabes ok okay atualmente "
+        "próximo próxima próximos próximas último última últimos últimas"
     ),
 }
 
