@@ -1107,6 +1107,28 @@ async def test_where_a_code_shows_is_not_the_thing_asked(
         assert relevance._thing_of("¿Cuál es el teléfono del colegio?") == ("telefono",)
 
 
+async def test_two_asks_joined_by_und_are_each_answered(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wie heißt das Büro-WLAN und wie ist das Passwort?" asks two things, as English's
+    "what's it called and what's the password?". Read as one ask, the password line
+    (which says "Büro" and sits under "WLAN") answered all of it; the network's name, a
+    line naming the "Büro-WLAN" itself, was never said."""
+    notes = {
+        "technik.md": (
+            "# Technik\n\n## WLAN\n\n- WLAN-Name: Sonnenhof\n- Passwort: Kiefer-Allee-88\n"
+            "- Büro-WLAN: Sonnenhof-Office\n- Büro-Passwort: Ahorn-Weg-41\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Wie heißt das Büro-WLAN und wie ist das Passwort?", "de")
+    assert "Sonnenhof-Office" in body["result"], body
+    assert "Ahorn-Weg-41" in body["result"], body
+    with asked_in("fr"):
+        asks = relevance.clause_asks("Quel est le réseau des invités et quel est le code ?")
+    assert asks == ["Quel est le réseau des invités", "quel est le code ?"]
+
+
 def test_next_and_last_say_which_time_not_what() -> None:
     """ "Wann ist die nächste Papiertonne?" asks about the paper bin: "nächste" says which
     collection, as "la prochaine", "el próximo" do. Weighed as a rare word, it let a

@@ -1823,8 +1823,20 @@ def _pieces(text: str) -> list[str]:
     return [s for line in text.splitlines() for s in SENTENCE_BREAK.split(line) if s.strip()]
 
 
+# The question words of the other languages ("… und wie ist das Passwort?").
+_ASKING = (
+    r"(?:wer|wen|wem|wessen|was|wann|wie|wo|warum|wieso|welche[nmrs]?"
+    r"|wat|wanneer|waar|waarom|hoe|hoeveel|welke?"
+    r"|qui|que|quoi|quand|comment|o[uù]|pourquoi|combien|quel(?:le)?s?"
+    r"|qui[eé]n(?:es)?|qu[eé]|cu[aá]ndo|c[oó]mo|d[oó]nde|cu[aá]nt[oa]s?|cu[aá]l(?:es)?"
+    r"|chi|che|cosa|quando|come|dove|perch[eé]|quant[oaie]|qual[ei]?"
+    r"|quem|onde|porqu[eê]|quais)\b"
+)
 _CLAUSE_BREAK = re.compile(
-    r",?\s+and\s+|[,;]\s+|\s+(?:compared (?:to|with)|versus|vs\.?)\s+", re.IGNORECASE
+    r",?\s+and\s+|[,;]\s+|\s+(?:compared (?:to|with)|versus|vs\.?)\s+"
+    # "… und wie ist das Passwort?", "… et quel est le code ?": another ask.
+    rf"|\s+(?:und|en|et|y|e)\s+(?={_ASKING})",
+    re.IGNORECASE,
 )
 
 

@@ -767,6 +767,8 @@ def each_ask_answered(
             return False  # F22's row never answers what F75 means
         if relevance.names_codes(ask):
             return True  # the row of the code asked says what it means
+        if not relevance.names_compounds(ask, said):
+            return False  # "Gäste-Passwort: …" is no name of the "Gäste-WLAN"
         if relevance.asks_kind(ask) and not relevance.gives_what_is_asked(ask, said):
             return False  # "how long does it run?" is not answered by the end date
         if _ASKS_MODEL.search(ask) and not _MODEL_NAME.search(f"{section} {said}"):
