@@ -657,6 +657,24 @@ async def test_a_label_nearest_in_meaning_must_say_whose_thing_is_asked(
     assert "Gaivota!Paranhos27" in body["result"], body
 
 
+async def test_a_label_nearest_in_meaning_must_say_each_part_of_a_hyphenated_thing(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "Wie ist eigentlich das Spotify-Passwort?" names its thing with a hyphen: the
+    record line whose label the model finds nearest (Spotify's, "… Profile: …") never
+    says a password, so it is no answer, as a passage judged by its words is not."""
+    notes = {
+        "technik.md": (
+            "# Technik\n\n## WLAN\n\n- WLAN-Name: Lindenhof\n- Passwort: Birke-Bogen-2021\n\n"
+            "## Fernsehen\n\n- Kindersicherung-PIN am Fernseher: 4711\n"
+            "- Spotify läuft über Bens Konto. Profile: Anna, Ben, Kinderkino.\n"
+        ),
+    }
+    client = await model_household_client(make_client, tmp_path, embedding_model, notes)
+    body = await _asked(client, "Sag mal, wie ist eigentlich das Spotify-Passwort?", "de")
+    assert "Bens Konto" not in body["result"], body
+
+
 _WIFI_NOTES = {
     "internet.md": (
         "# Internet e televisão\n\n## Wi-fi\n\n- Rede: Casa-Ferraz\n"

@@ -1459,6 +1459,8 @@ async def labelled_by_meaning(
         return []  # "Netflix kids profile" is no Netflix password
     if not relevance.names_the_role(question, line, p.hit.heading):
         return []  # the school office's line never says who the principal is
+    if not relevance.names_compounds(question, line, p.hit.heading):
+        return []  # "Netflix: Profile …" is no "Netflix-Passwort"
     if not relevance.names_owners(question, line, p.hit.heading):
         return []  # the plumber's line is not "Tom's plumber"'s when it never says Tom
     if not (
