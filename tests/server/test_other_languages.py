@@ -8,9 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mnemolis.knowledge import relevance
 from mnemolis.knowledge.database import DocumentDatabase, Hit
 from mnemolis.knowledge.documents import Passage
+from mnemolis.knowledge.foreign_kinds import other_day
 from mnemolis.knowledge.text import query_tokens
 from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of
 from mnemolis.sentences import split_sentences
@@ -1145,6 +1148,22 @@ async def test_two_asks_joined_by_und_are_each_answered(
     with asked_in("fr"):
         asks = relevance.clause_asks("Quel est le réseau des invités et quel est le code ?")
     assert asks == ["Quel est le réseau des invités", "quel est le code ?"]
+
+
+def test_a_line_of_another_day_is_no_answer_for_the_day_asked() -> None:
+    """ "La médiathèque ferme à quelle heure le dimanche ?" names Sunday: a line giving
+    Saturday's story time at the médiathèque gives a time, but of another day, and
+    counts half of the same line naming no day; a span of days or a range of them is no
+    other day."""
+    question = "La médiathèque ferme à quelle heure le dimanche ?"
+    saturday = "- Heure du conte le samedi de 10h30 à 11h à la médiathèque"
+    with asked_in("fr"):
+        other = relevance.word_coverage(question, None, saturday)
+        no_day = relevance.word_coverage(question, None, saturday.replace(" le samedi", ""))
+    assert other == pytest.approx(no_day / 2) and other > 0
+    assert not other_day(question, "Médiathèque : du mardi au dimanche, 10h-18h")
+    assert not other_day(question, "Médiathèque fermée le week-end")
+    assert not other_day("Wann schließt die Bücherei?", saturday)
 
 
 def test_next_and_last_say_which_time_not_what() -> None:

@@ -68,6 +68,42 @@ DAY_SPAN = re.compile(
 _DAYS = re.compile(rf"\b(?:{_A_DAY.pattern})\b|{DAY_SPAN.pattern}", re.I)
 
 
+# Each day of the week by its names in the six languages, Monday first; a weekend is
+# Saturday and Sunday.
+_EACH_DAY = tuple(
+    re.compile(rf"\b(?:{names})s?\b", re.I)
+    for names in (
+        r"lundi|montag|maandag|lunes|luned[iì]|segunda(?:-feira)?",
+        r"mardi|dienstag|dinsdag|martes|marted[iì]|ter[çc]a(?:-feira)?",
+        r"mercredi|mittwoch|woensdag|mi[ée]rcoles|mercoled[iì]|quarta(?:-feira)?",
+        r"jeudi|donnerstag|donderdag|jueves|gioved[iì]|quinta(?:-feira)?",
+        r"vendredi|freitag|vrijdag|viernes|venerd[iì]|sexta(?:-feira)?",
+        r"samedi|samstag|sonnabend|zaterdag|s[áa]bado|sabato|week-?ends?|wochenenden?"
+        r"|fin(?:es)? de semana|fine settimana|fi[mn]s? de semana",
+        r"dimanche|sonntag|zondag|domingo|domenica|week-?ends?|wochenenden?"
+        r"|fin(?:es)? de semana|fine settimana|fi[mn]s? de semana",
+    )
+)
+# "du lundi au vendredi", "Montag bis Freitag", "de lunes a viernes", "ma t/m vr":
+# the days between are named too.
+_DAY_RANGE = re.compile(
+    rf"\b(?:{_WEEKDAYS})\w*\s*(?:[-\u2013]\s*|(?:au|bis|a|al|à|t/m|tot|até|ao|to)\s+)"
+    rf"(?:{_WEEKDAYS})",
+    re.I,
+)
+
+
+def other_day(question: str, text: str) -> bool:
+    """Whether a text speaks only of other days of the week than the question names
+    ("le samedi de 10h15 à 11h" for "… le dimanche ?"); False when either names none,
+    or the text names a span or a range of days."""
+    asked = {i for i, day in enumerate(_EACH_DAY) if day.search(question)}
+    if not asked or DAY_SPAN.search(text) or _DAY_RANGE.search(text):
+        return False
+    said = {i for i, day in enumerate(_EACH_DAY) if day.search(text)}
+    return bool(said) and not asked & said
+
+
 def names_a_day(word: str) -> bool:
     """Whether a (folded) question word names a day of the week, in any language."""
     return _A_DAY.fullmatch(word) is not None

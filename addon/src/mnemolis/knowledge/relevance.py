@@ -40,7 +40,7 @@ from ..language import (
 from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
 from . import thesaurus
-from .foreign_kinds import DAY_SPAN, Kind, kind_asked, names_a_day
+from .foreign_kinds import DAY_SPAN, Kind, kind_asked, names_a_day, other_day
 from .text import STOPWORDS, joined, query_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -808,6 +808,8 @@ def word_coverage(
         kind = kind_asked(tongue, question)
         if kind is not None and not (texts and kind.given_by(texts[0])):
             share *= KIND_UNGIVEN
+        elif texts and other_day(question, texts[0]):
+            share *= KIND_UNGIVEN  # Saturday's swimming lesson is no Sunday's hours
         elif (
             _ASKS_WHO_OR_WHICH.search(question)
             and any(names_a_phone(tongue, w) for w in wanted)
