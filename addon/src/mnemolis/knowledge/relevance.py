@@ -808,8 +808,10 @@ def word_coverage(
         kind = kind_asked(tongue, question)
         if kind is not None and not (texts and kind.given_by(texts[0])):
             share *= KIND_UNGIVEN
-        elif texts and other_day(question, texts[0]):
-            share *= KIND_UNGIVEN  # Saturday's swimming lesson is no Sunday's hours
+        elif kind is not None and texts and other_day(question, texts[0]):
+            # Saturday's swimming lesson gives no Sunday's hours (a yes/no question asks
+            # whether a day is the one, which another day's line answers).
+            share *= KIND_UNGIVEN
         elif (
             _ASKS_WHO_OR_WHICH.search(question)
             and any(names_a_phone(tongue, w) for w in wanted)
