@@ -1185,13 +1185,13 @@ def test_next_and_last_say_which_time_not_what() -> None:
 
 
 def test_a_thing_said_as_part_of_a_compound_is_named() -> None:
-    """German writes the garage into "Garagentorantrieb": a manual's section under that
-    title names the garage a question speaks of, as "Wasserdruck" names the pressure.
-    Read as a thing never said, the section's unlocking steps could not answer "Wie
-    bekomme ich in der Garage das Tor auf?" on the model's agreement."""
-    manual = "Notentriegelung am Garagentorantrieb: am roten Griff ziehen."
+    """German writes the garage into "Garagenregal": a note on the shelf names the garage
+    a question speaks of, as "Wasserdruck" names the pressure. Read as a thing never
+    said, the note could not answer "Wo hängt in der Garage der Ersatzschlüssel?" on
+    the model's agreement."""
+    note = "Ersatzschlüssel: im Schlüsselkasten am Garagenregal."
     with asked_in("de"):
-        assert relevance.names_every_thing("Wie bekomme ich in der Garage das Tor auf?", manual)
+        assert relevance.names_every_thing("Wo hängt in der Garage der Ersatzschlüssel?", note)
         # A compound's part is at least three letters and leaves three over.
         assert not relevance.names_every_thing("Wo ist die Garage?", "Garagen")
     with asked_in("en"):
