@@ -1166,6 +1166,21 @@ def test_a_line_of_another_day_is_no_answer_for_the_day_asked() -> None:
     assert not other_day("Wann schließt die Bücherei?", saturday)
 
 
+def test_a_phone_asked_for_is_its_number() -> None:
+    """ "¿Tienes el teléfono del club de natación de Lucas?" asks for a number: the
+    timetable row naming Lucas, the swimming and the club gives none, and no longer
+    answers on the words it shares. A thing's "número" may be any figure."""
+    row = "Quién: Lucas | Actividad: Natación | Días: martes | Dónde: Club Delfín"
+    with asked_in("es"):
+        question = "¿Tienes el teléfono del club de natación de Lucas?"
+        assert not relevance.gives_the_number(question, row)
+        assert relevance.gives_the_number(question, row + " | Teléfono: 91 000 44 21")
+        card = "Tarjeta sanitaria de Lucas: BBBB 0000 1111 22"
+        assert relevance.gives_the_number("¿Cuál es el número de la tarjeta sanitaria?", card)
+    with asked_in("fr"):
+        assert not relevance.gives_the_number("Tu as le portable de Manon ?", "Manon : le samedi")
+
+
 def test_next_and_last_say_which_time_not_what() -> None:
     """ "Wann ist die nächste Papiertonne?" asks about the paper bin: "nächste" says which
     collection, as "la prochaine", "el próximo" do. Weighed as a rare word, it let a

@@ -2194,6 +2194,14 @@ def gives_the_number(question: str, *texts: str) -> bool:
     other questions."""
     if len(clause_asks(question)) > 1:
         return True
+    tongue = foreign(question)
+    if tongue:
+        # "¿Tienes el teléfono de la academia?", "le portable de Manon": the phone asked
+        # is its number (a thing's "número" may be any figure).
+        thing = _thing_of(question)
+        if thing and all(names_a_phone(tongue, w) and w not in _NUMBER_WORDS for w in thing):
+            return any(has_phone_number(t) for t in texts)
+        return True
     if ASKS_MONEY.match(asked(question)):
         return any(_MONEY.search(t) or _FREE.search(t) for t in texts)
     if not _asks_phone(question):
