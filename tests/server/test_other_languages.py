@@ -678,6 +678,24 @@ async def test_a_label_nearest_in_meaning_must_say_each_part_of_a_hyphenated_thi
     assert "Bens Konto" not in body["result"], body
 
 
+async def test_a_label_nearest_in_meaning_must_give_the_kind_of_fact_asked(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "A che ora apre la Biblioteca Marconi?" asks for a time: the record line whose
+    label the model finds nearest ("Biblioteca Marconi: il calendario è appeso …") gives
+    none, so it is no answer, as a passage judged by its words is not."""
+    notes = {
+        "frigo.md": (
+            "# Frigo\n\n- Pediatra: dott.ssa Neri, 051 000 12 12\n"
+            "- Biblioteca Marconi: il calendario è appeso in portineria\n"
+            "- Palestra: martedì e giovedì\n"
+        ),
+    }
+    client = await model_household_client(make_client, tmp_path, embedding_model, notes)
+    body = await _asked(client, "A che ora apre la Biblioteca Marconi?", "it")
+    assert "portineria" not in body["result"], body
+
+
 _WIFI_NOTES = {
     "internet.md": (
         "# Internet e televisão\n\n## Wi-fi\n\n- Rede: Casa-Ferraz\n"

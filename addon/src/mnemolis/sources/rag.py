@@ -1461,6 +1461,8 @@ async def labelled_by_meaning(
         return []  # the school office's line never says who the principal is
     if not relevance.names_compounds(question, line, p.hit.heading):
         return []  # "Netflix: Profile …" is no "Netflix-Passwort"
+    if relevance.asks_kind(question) and not relevance.gives_what_is_asked(question, line):
+        return []  # "A che ora apre …?" is no "Farmacia di turno: l'elenco è appeso …"
     if not relevance.names_owners(question, line, p.hit.heading):
         return []  # the plumber's line is not "Tom's plumber"'s when it never says Tom
     if not (
