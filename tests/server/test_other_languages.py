@@ -1199,6 +1199,20 @@ def test_a_phone_asked_for_is_its_number() -> None:
         assert not relevance.gives_the_number("Tu as le portable de Manon ?", "Manon : le samedi")
 
 
+def test_the_noun_after_which_is_the_is_the_thing_asked() -> None:
+    """ "¿Cuál es la contraseña para entrar en la web del banco?" asks for a password. The
+    thing was looked for only before a "de", and "web" there is where ("en la web"),
+    so no thing was asked and a line about the bank's website, with no password,
+    counted all its words. A "de" inside the noun phrase itself ("el grupo sanguíneo
+    de Lucas") still reads as before."""
+    with asked_in("es"):
+        question = "¿Cuál es la contraseña para entrar en la web del banco?"
+        assert relevance._thing_of(question) == ("contrasena",)
+        assert relevance._thing_of("¿Cuál es el grupo sanguíneo de Lucas?") == ("sanguineo",)
+    with asked_in("it"):
+        assert relevance._thing_of("Come si accende il forno sulla cucina?") == ("forno",)
+
+
 def test_next_and_last_say_which_time_not_what() -> None:
     """ "Wann ist die nächste Papiertonne?" asks about the paper bin: "nächste" says which
     collection, as "la prochaine", "el próximo" do. Weighed as a rare word, it let a

@@ -914,6 +914,14 @@ def _thing_of(question: str) -> tuple[str, ...]:
             if word in wanted and word not in asking:
                 return (word,)
         return ()
+    head = _WHICH_IS.match(question)
+    if head is not None:
+        # "¿Cuál es la contraseña para entrar en la app de …?": the noun after "which is
+        # the" is the thing, though a "de" comes only later.
+        phrase = [fold(w) for w in _WORD.findall(head.group("np"))]
+        after_of = next((fold(m.group("thing")) for m in _OF.finditer(question)), None)
+        if phrase[0] in wanted and phrase[0] not in asking and after_of not in phrase:
+            return (phrase[0],)
     for m in _OF.finditer(question):
         word = fold(m.group("thing"))
         if _WHERE_BEFORE.search(question, 0, m.start()):
