@@ -2139,23 +2139,27 @@ _ANYONE = frozenset(
 )
 
 
-def names_the_role(question: str, *texts: str) -> bool:
-    """Whether the texts name the role "who's the …?" asks for (by a synonym, or by what
-    it does: the window cleaner cleans): the school office's line never says who the
-    principal is. True for other questions, and in another language."""
-    if foreign(question):
-        return True
-    m = _ASKS_WHO_IS.match(asked(question))
+@cached_by_language(512)
+def _role_asked(question: str) -> str | None:
+    """The role an English "who's the …?" asks for ("principal"), or None."""
+    m = None if foreign(question) else _ASKS_WHO_IS.match(asked(question))
     if m is None:
-        return True
+        return None
     words = [fold(w) for w in _WORD.findall(m.group("np"))]
     # "our internet company", "the pool lady": a word for any firm or person leaves the
     # role to the word before it.
     while words and words[-1] in _ANYONE:
         words.pop()
-    if not words or words[-1] in STOPWORDS:
+    return words[-1] if words and words[-1] not in STOPWORDS else None
+
+
+def names_the_role(question: str, *texts: str) -> bool:
+    """Whether the texts name the role "who's the …?" asks for (by a synonym, or by what
+    it does: the window cleaner cleans): the school office's line never says who the
+    principal is. True for other questions, and in another language."""
+    role = _role_asked(question)
+    if role is None:
         return True
-    role = words[-1]
     have: frozenset[str] = frozenset().union(*(words_of(t) for t in texts))
     key = stem(role)
     return _named(role, have, synonyms(question)) or (
