@@ -1315,3 +1315,28 @@ def test_a_question_for_two_kinds_of_fact_frames_both() -> None:
         assert kind is not None and {"tag", "uhr"} <= kind.words
         assert relevance.word_coverage(question, None, line) == 1.0
         assert relevance.word_coverage(question, None, row) == 1.0
+
+
+async def test_a_bin_put_out_is_asked_by_its_bin(make_client: Client, tmp_path: Path) -> None:
+    """ "Wann muss die Papiertonne raus?": "raus" says where the bin goes, as English
+    "out" does, and no line need say it; the bin's own line answers, without the next
+    bin's."""
+    notes = {
+        "kuechenzettel.txt": (
+            "Küchenzettel\n\nMüll\n"
+            "Restmüll (schwarze Tonne): jeden zweiten Montag, in den geraden Wochen\n"
+            "Papiertonne (blau): jeden zweiten Donnerstag\n"
+            "Gelber Sack: alle zwei Wochen dienstags, in den ungeraden Wochen\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Wann muss die Papiertonne raus?", "de")
+    assert "Donnerstag" in body["result"], body
+    assert "Gelber Sack" not in body["result"], body
+    for language, question, word in (
+        ("de", "Wann müssen die Tonnen raus?", "raus"),
+        ("de", "Wann kommt der Sperrmüll wieder rein?", "rein"),
+        ("nl", "Wanneer gaat het hek weer toe?", "toe"),
+    ):
+        with asked_in(language):
+            assert word not in relevance.content_words(question), (language, question)

@@ -322,7 +322,9 @@ _SAYING: dict[str, str] = {
         "sag sage sagen erzähl erzähle weißt wisst wissen heißt heißen bedeutet "
         "brauche brauchen will möchte gib gibst ok okay "
         "wieviel wem wen wessen "
-        "nächste nächsten nächster nächstes letzte letzten letzter letztes"
+        "nächste nächsten nächster nächstes letzte letzten letzter letztes "
+        "ab raus rein rauf runter rüber heraus herein herauf herunter herüber hinaus "
+        "hinein hinauf hinunter hinüber zurück"
     ),
     "Dutch": (
         "al reeds ook weer eigenlijk momenteel zelfs ooit maar alleen slechts best echt "
@@ -330,7 +332,7 @@ _SAYING: dict[str, str] = {
         "misschien wellicht nogmaals even toch wel eens gewoon nou hoor ergens "
         "zeg zeggen vertel vertellen weet weten heet heten betekent nodig wil geef ok oké "
         "waar wanneer welke welk waarom hoeveel waarheen wiens moeten mag mogen willen "
-        "zullen onze volgende vorige laatste"
+        "zullen onze volgende vorige laatste toe terug"
     ),
     "French": (
         "déjà aussi encore vraiment réellement exactement précisément environ "
