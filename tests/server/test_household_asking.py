@@ -2073,3 +2073,16 @@ async def test_who_is_the_role_needs_the_role_named(make_client: Client, tmp_pat
     await says(client, "who's the coach at Riverside Tennis Club?", "Priya Shah")
     assert relevance.names_the_role("who's our internet company?", notes)
     assert not relevance.names_the_role("who's the treasurer at the club?", notes)
+
+
+def test_a_record_line_giving_the_time_asked_is_the_answer_whole() -> None:
+    """ "Paper bin: collected every second Thursday" answers "when is the paper bin
+    collected?" by itself: a short record line giving the kind of fact asked is no
+    fragment to carry on from, and the next line is another bin's day."""
+    bins = (
+        "General waste (black lid): every other Tuesday, odd weeks\n"
+        "Paper bin: collected every second Thursday\n"
+        "Garden waste: every Monday from March to November"
+    )
+    said = quote("When is the paper bin collected?", {}, "Bins", bins)
+    assert said == "Paper bin: collected every second Thursday"

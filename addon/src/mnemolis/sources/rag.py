@@ -646,7 +646,6 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     length = sum(len(u) + 1 for u in picked)
     # A record line holding the attribute asked ("Guest password: …") is the answer whole.
     held = relevance.attribute_held(question, units[best], heading)
-    record = _RECORD_LINE.fullmatch(units[best]) is not None and held is not None and held[0]
     kinds = [c for c in (question, *relevance.clause_asks(question)) if relevance.asks_kind(c)]
 
     def asked_kind(text: str) -> bool:
@@ -654,6 +653,13 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return any(relevance.gives_what_is_asked(c, text) for c in kinds)
 
     kind_given = bool(kinds) and asked_kind(" ".join(picked))
+    line = _RECORD_LINE.fullmatch(units[best])
+    # "Brown bin: every Wednesday" for "when does the brown bin go out?": a record line
+    # whose value gives the kind of fact asked is the answer whole, as one holding the
+    # attribute asked is; the next line is the next bin.
+    record = line is not None and (
+        (held is not None and held[0]) or (kind_given and asked_kind(line.group(2)))
+    )
     raws = text.splitlines()
     items = {raws[n].strip() for n in unmarked_list(raws)}
     for i in range(best + 1, len(units)):
