@@ -17,6 +17,7 @@ import pytest
 from mnemolis.knowledge import relevance
 from mnemolis.knowledge.chunking import chunk_sections, unmarked_list
 from mnemolis.knowledge.parsing import text_sections
+from mnemolis.language import asked_in
 from mnemolis.router.decompose import carry_subject, decompose
 from mnemolis.router.router import _spoken_answer
 from mnemolis.sources import rag
@@ -2086,3 +2087,34 @@ def test_a_record_line_giving_the_time_asked_is_the_answer_whole() -> None:
     )
     said = quote("When is the paper bin collected?", {}, "Bins", bins)
     assert said == "Paper bin: collected every second Thursday"
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "lines", "answer"),
+    [
+        (
+            "Where's the spare car key?",
+            "en",
+            "Spare car key: hook by the back door\n"
+            "Spare house key: with Dave at No. 29\n"
+            "The shed key is on the blue ring.",
+            "Spare car key: hook by the back door",
+        ),
+        (
+            "Le frigo de la cave, il est branché sur quel disjoncteur ?",
+            "fr",
+            "Disjoncteur 4 : frigo de la cave\n"
+            "Disjoncteur 5 : lave-linge et sèche-linge\n"
+            "Le frigo de la cave se rallume tout seul après une coupure.",
+            "Disjoncteur 4 : frigo de la cave",
+        ),
+    ],
+)
+def test_a_record_line_of_its_own_is_quoted_without_the_next(
+    question: str, language: str, lines: str, answer: str
+) -> None:
+    """A line of its own that is a label and its value ("Spare car key: hook by the back
+    door") is whole however short: the lines after it are other records, though they
+    share its words ("spare", "key", "frigo")."""
+    with asked_in(language):
+        assert quote(question, {}, "Garage", lines) == answer

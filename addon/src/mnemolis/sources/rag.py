@@ -653,14 +653,14 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         return any(relevance.gives_what_is_asked(c, text) for c in kinds)
 
     kind_given = bool(kinds) and asked_kind(" ".join(picked))
-    line = _RECORD_LINE.fullmatch(units[best])
-    # "Brown bin: every Wednesday" for "when does the brown bin go out?": a record line
-    # whose value gives the kind of fact asked is the answer whole, as one holding the
-    # attribute asked is; the next line is the next bin.
-    record = line is not None and (
-        (held is not None and held[0]) or (kind_given and asked_kind(line.group(2)))
-    )
     raws = text.splitlines()
+    # "Antivol : cadenas à chaîne, code 0-4-2-7", "Paper bin: every second Thursday": a
+    # line of its own that is a label and its value is a whole answer, however short;
+    # the line after it is the next record, whatever words it shares.
+    records = {r.strip() for r in raws if _RECORD_LINE.fullmatch(r.strip())}
+    record = units[best] in records or (
+        _RECORD_LINE.fullmatch(units[best]) is not None and held is not None and held[0]
+    )
     items = {raws[n].strip() for n in unmarked_list(raws)}
     for i in range(best + 1, len(units)):
         # Whole sentences only: continue while it still answers (shares the question's
