@@ -1340,3 +1340,17 @@ async def test_a_bin_put_out_is_asked_by_its_bin(make_client: Client, tmp_path: 
     ):
         with asked_in(language):
             assert word not in relevance.content_words(question), (language, question)
+
+
+def test_a_preposition_joined_to_its_article_is_no_word_asked() -> None:
+    """ "beim", "fürs", "ums" are "bei dem", "für das", "um das": function words the
+    stop-word list writes apart only. Read as rare words, they were asked of every line
+    ("Wann war der Wagen zuletzt beim Ölwechsel?" wanted a line saying "beim")."""
+    for language, question, word in (
+        ("de", "Wann war der Wagen zuletzt beim Ölwechsel?", "beim"),
+        ("de", "Was brauchen wir fürs Zelten?", "furs"),
+        ("pt", "Onde está a chave dum cacifo?", "dum"),
+    ):
+        with asked_in(language):
+            words = relevance.content_words(question)
+        assert word not in words and words, (language, words)

@@ -324,7 +324,8 @@ _SAYING: dict[str, str] = {
         "wieviel wem wen wessen "
         "nächste nächsten nächster nächstes letzte letzten letzter letztes "
         "ab raus rein rauf runter rüber heraus herein herauf herunter herüber hinaus "
-        "hinein hinauf hinunter hinüber zurück"
+        "hinein hinauf hinunter hinüber zurück "
+        "beim ans aufs durchs fürs ums unterm überm hinterm vorm"
     ),
     "Dutch": (
         "al reeds ook weer eigenlijk momenteel zelfs ooit maar alleen slechts best echt "
@@ -332,7 +333,7 @@ _SAYING: dict[str, str] = {
         "misschien wellicht nogmaals even toch wel eens gewoon nou hoor ergens "
         "zeg zeggen vertel vertellen weet weten heet heten betekent nodig wil geef ok oké "
         "waar wanneer welke welk waarom hoeveel waarheen wiens moeten mag mogen willen "
-        "zullen onze volgende vorige laatste toe terug"
+        "zullen onze volgende vorige laatste toe terug ten ter"
     ),
     "French": (
         "déjà aussi encore vraiment réellement exactement précisément environ "
@@ -356,7 +357,7 @@ _SAYING: dict[str, str] = {
         "já também ainda realmente mesmo exatamente precisamente aproximadamente "
         "francamente provavelmente certamente talvez então bem pois olha olhe "
         "diz-me diga-me dá-me dás sabes ok okay atualmente "
-        "próximo próxima próximos próximas último última últimos últimas"
+        "próximo próxima próximos próximas último última últimos últimas dum duma"
     ),
 }
 
