@@ -2118,3 +2118,22 @@ def test_a_record_line_of_its_own_is_quoted_without_the_next(
     share its words ("spare", "key", "frigo")."""
     with asked_in(language):
         assert quote(question, {}, "Garage", lines) == answer
+
+
+async def test_a_label_glossed_in_brackets_over_a_list_is_no_clause(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "## Winterising (late October, before the first frost at the latest)" is a title
+    with a gloss: the item naming what was asked answers alone. Counted with its gloss,
+    the title read as a clause leading into the list and every item was quoted."""
+    notes = (
+        "# Garden\n\n## Winterising (late October, before the first frost at the latest)\n\n"
+        "- Outside tap: shut it off indoors at the red valve under the laundry sink, "
+        "then open it outside and let it drain.\n"
+        "- Irrigation timer: take it off and remove the batteries.\n"
+        "- Cushions: into the storage box on the deck.\n"
+    )
+    client = await notes_client(make_client, tmp_path, {"house.md": notes})
+    body = await ask(client, "How do I winterise the tap before the frost?")
+    assert "red valve" in body["result"], body
+    assert "Cushions" not in body["result"], body
