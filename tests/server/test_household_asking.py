@@ -2137,3 +2137,27 @@ async def test_a_label_glossed_in_brackets_over_a_list_is_no_clause(
     body = await ask(client, "How do I winterise the tap before the frost?")
     assert "red valve" in body["result"], body
     assert "Cushions" not in body["result"], body
+
+
+async def test_how_long_is_the_thing_on_something_needs_the_thing(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "How long is the guarantee on the dishwasher?" measures the guarantee: the
+    dishwasher's "every 3 months" of descaling is no answer, nor is any duration said
+    of the dishwasher without it. The guarantee's own line answers."""
+    notes = (
+        "# Brightwash dishwasher\n\n## Care\n\n"
+        "Every 3 months, run the hot programme empty with a descaling tablet.\n\n"
+        "## Filters\n\nRinse the filters under the tap once a week.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"dishwasher.md": notes})
+    body = await ask(client, "How long is the guarantee on the dishwasher?")
+    assert "No source could answer" in body["result"], body
+    assert not relevance.names_the_measured(
+        "How long is the guarantee on the dishwasher?", "Every 3 months, descale it."
+    )
+    assert relevance.names_the_measured(
+        "How long is the guarantee on the dishwasher?", "Dishwasher: 2-year guarantee."
+    )
+    # What follows "how long is" without a thing of something is measured as ever.
+    assert relevance.names_the_measured("How long is the drive?", "about 20 minutes")

@@ -1662,7 +1662,14 @@ _HOW_OFTEN = re.compile(
 
 # "How much butter goes in …?": the thing measured.
 # "How many times/weeks/k's …" counts in a unit, which the answer need not name.
-_ASKS_MEASURED = re.compile(r"\s*how much (?P<what>[a-z]+)\b", re.I)
+_ASKS_MEASURED = re.compile(
+    r"\s*how much (?P<what>[a-z]+)\b"
+    # "How long is the warranty on the heat pump?": the warranty is what is measured,
+    # the heat pump whose it is; "every 6 months" said of its valve is no answer.
+    r"|\s*how (?:long|much|big|old|far|high|wide|deep|heavy) (?:is|are|was|were) "
+    r"(?:the|our|my|your) (?P<of>[a-z]+)(?= (?:on|of|for|at|in) )",
+    re.I,
+)
 # What follows "how much" without naming a thing: "how much does it cost?", "how much
 # longer", "how much of the …".
 _NOT_MEASURED = frozenset(
@@ -1721,9 +1728,10 @@ def names_the_measured(question: str, *texts: str) -> bool:
         said = re.compile(rf"\d\s?(?:{written})(?![^\W\d_])", re.I)
         return any(said.search(t) for t in texts)
     m = _ASKS_MEASURED.match(asked(question))
-    if m is None or m.group("what").lower() in _NOT_MEASURED:
+    what = m.group("what") or m.group("of") if m else None
+    if what is None or what.lower() in _NOT_MEASURED:
         return True
-    word = stem(fold(m.group("what")))
+    word = stem(fold(what))
     if word in STOPWORDS or word in FUNCTION_WORDS:
         return True
     alternatives = synonyms(question)
