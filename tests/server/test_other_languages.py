@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mnemolis.knowledge import relevance
+from mnemolis.knowledge import foreign_kinds, relevance
 from mnemolis.knowledge.database import DocumentDatabase, Hit
 from mnemolis.knowledge.documents import Passage
 from mnemolis.knowledge.foreign_kinds import other_day
@@ -1354,3 +1354,26 @@ def test_a_preposition_joined_to_its_article_is_no_word_asked() -> None:
         with asked_in(language):
             words = relevance.content_words(question)
         assert word not in words and words, (language, words)
+
+
+async def test_what_a_thing_should_be_is_answered_by_its_norm(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wie viel bar soll der Druck am Kessel sein?" asks for the norm, as English's
+    "what should the pressure be?": the sentence giving the range answers before the
+    one saying what happens below a figure, though both give bar."""
+    manual = {
+        "kessel.html": (
+            "<html><body><h1>Kessel Brennwert 24</h1><h2>Druck</h2>"
+            "<p>Den Druck liest du am Manometer unten am Kessel ab. Kalt soll der Druck"
+            " zwischen 1,3 und 1,8 bar liegen.</p>"
+            "<p>Fällt der Druck am Kessel unter 1,0 bar, Wasser nachfüllen. Unter 0,8 bar"
+            " schaltet der Kessel ab und zeigt F1.</p></body></html>"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", manual)
+    body = await _asked(client, "Wie viel bar soll der Druck am Kessel sein?", "de")
+    assert "1,3 und 1,8" in body["result"], body
+    assert foreign_kinds.asks_what_it_should_be("¿A cuánto debe estar la presión?")
+    assert not foreign_kinds.asks_what_it_should_be("¿Cuánto cuesta la revisión?")
+    assert foreign_kinds.gives_a_norm("la pressione deve essere tra 1 e 1,5 bar")

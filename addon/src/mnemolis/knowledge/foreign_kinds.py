@@ -300,3 +300,31 @@ def kind_asked(language: str | None, question: str) -> Kind | None:
             # kind's words are frame ("jour" is no word a line must say).
             found = Kind(found.words | words, found.gives, found.day_named)
     return found
+
+
+# "Wie hoch soll der Druck sein?", "Hoeveel bar moet de druk zijn?", "¿A cuánto debe
+# estar …?": what a thing should be, as English's "what should the pressure be?".
+_SHOULD_BE = re.compile(
+    r"\b(?:soll(?:te)?|muss|moet|hoort|doit|devrait|debe(?:r[ií]a)?|tiene que|deve|dovrebbe"
+    r"|tem de|tem que)\b.*\b(?:sein|liegen|stehen|zijn|liggen|staan|être|ser|estar|essere"
+    r"|stare)\b",
+    re.I,
+)
+# A norm: a range or what is normal, ideal, at least or at most.
+_NORM = re.compile(
+    r"\b(?:zwischen|tussen|entre|tra|fra|normal\w*|ideal\w*|ideaal|optimal\w*"
+    r"|mindestens|höchstens|minstens|hoogstens|au moins|au plus|al menos|como mucho"
+    r"|almeno|al massimo|pelo menos|no máximo)\b",
+    re.I,
+)
+
+
+def asks_what_it_should_be(question: str) -> bool:
+    """Whether a question in another language asks what a thing should be."""
+    return _SHOULD_BE.search(question) is not None
+
+
+def gives_a_norm(text: str) -> bool:
+    """Whether a text gives a norm (a range, what is normal or at least), in any of the
+    other languages: what a "should be" question is answered by."""
+    return _NORM.search(text) is not None

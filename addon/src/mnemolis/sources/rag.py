@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import SourceError, SourceNotConfigured, Unavailable
-from ..knowledge import relevance
+from ..knowledge import foreign_kinds, relevance
 from ..knowledge.chunking import (
     ENDS_SENTENCE,
     QUESTION_LABEL,
@@ -1223,6 +1223,7 @@ def _judged(
         or relevance.ASKS_TARGET.match(itself)
         or relevance.ASKS_MONEY.match(itself)
     )
+    should = foreign(question) is not None and foreign_kinds.asks_what_it_should_be(question)
     files = {Path(p.hit.path).name for p in passages}
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
@@ -1283,6 +1284,8 @@ def _judged(
             weight = 1.0
             if why and relevance.gives_what_is_asked(question, said):
                 weight = GIVES_WEIGHT  # "why …?" is answered by what it means or causes
+            elif should and foreign_kinds.gives_a_norm(said):
+                weight = GIVES_WEIGHT  # "Wie hoch soll der Druck sein?": "zwischen 1,5 und 2"
             if how and forbids(question, said):
                 weight = FORBIDS_WEIGHT  # a warning against it is no way to do it
             elif how and _STEPS.search(p.hit.content):
