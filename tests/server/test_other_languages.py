@@ -1377,3 +1377,12 @@ async def test_what_a_thing_should_be_is_answered_by_its_norm(
     assert foreign_kinds.asks_what_it_should_be("¿A cuánto debe estar la presión?")
     assert not foreign_kinds.asks_what_it_should_be("¿Cuánto cuesta la revisión?")
     assert foreign_kinds.gives_a_norm("la pressione deve essere tra 1 e 1,5 bar")
+
+
+def test_a_phone_number_before_a_comma_is_a_phone_number() -> None:
+    """ "Urgencias: 93 111 22 33, también por WhatsApp": a comma closing the clause is no
+    decimal comma, so the number is a phone number and answers "¿a qué teléfono
+    llamo?"; a price's decimal comma still is one."""
+    assert relevance.has_phone_number("Urgencias: 93 111 22 33, también por WhatsApp.")
+    assert relevance.has_phone_number("Notdienst 0351 555 01 21, auch sonntags")
+    assert not relevance.has_phone_number("Kaution: 1 250,50 € bei Einzug")

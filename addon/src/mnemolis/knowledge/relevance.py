@@ -1324,10 +1324,11 @@ _PHONE = re.compile(
 # A phone number as Europe writes them as well: "01 99 00 90 71", "06 2345 6801",
 # "91 000 12 34", "+49 351 4412345" - groups of digits apart by single spaces, dots or
 # dashes, never after a letter nor before a lone one (a serial number: "9438 7721 C"),
-# a currency, a per cent or a decimal comma.
+# a currency, a per cent or a decimal comma (a comma that ends a clause is no decimal
+# one: "partes: 91 000 92 00, o en la app").
 _DIGIT_GROUPS = re.compile(
     r"(?<![\w.,/])(?:\+\d{1,3}[\s.-]?)?(?:\(0\d{1,4}\)[\s.-]?)?\d{2,5}(?:[ .-]\d{2,8}){1,5}"
-    r"(?![\w,/]|[.-]\d|\s?(?:€|%|°|[a-zA-Z](?!\w)))"
+    r"(?![\w/]|[.,-]\d|\s?(?:€|%|°|[a-zA-Z](?!\w)))"
 )
 
 
