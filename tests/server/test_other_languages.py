@@ -1384,5 +1384,5 @@ def test_a_phone_number_before_a_comma_is_a_phone_number() -> None:
     decimal comma, so the number is a phone number and answers "¿a qué teléfono
     llamo?"; a price's decimal comma still is one."""
     assert relevance.has_phone_number("Urgencias: 93 111 22 33, también por WhatsApp.")
-    assert relevance.has_phone_number("Notdienst 0351 555 01 21, auch sonntags")
+    assert relevance.has_phone_number("Notdienst 0341 555 72 90, auch sonntags")
     assert not relevance.has_phone_number("Kaution: 1 250,50 € bei Einzug")
