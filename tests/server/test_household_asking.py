@@ -2161,3 +2161,15 @@ async def test_how_long_is_the_thing_on_something_needs_the_thing(
     )
     # What follows "how long is" without a thing of something is measured as ever.
     assert relevance.names_the_measured("How long is the drive?", "about 20 minutes")
+
+
+def test_where_a_thing_is_names_no_owner_of_it() -> None:
+    """ "What's the password for the wifi in the spare bedroom?": the wifi's password is
+    asked, and where the wifi is names no owner its line must say. Whose it is still
+    must be said ("the code for the lock in the shed" is the lock's)."""
+    held = relevance.attribute_held(
+        "What's the password for the wifi in the spare bedroom?", "Wifi password: amber-kettle-19"
+    )
+    assert held is not None and held[0]
+    shed = relevance.attribute_held("What's the code for the lock in the shed?", "Alarm code: 4412")
+    assert shed is not None and not shed[0]

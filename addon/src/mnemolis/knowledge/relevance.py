@@ -2087,6 +2087,9 @@ def _attribute_asked(
     attribute = (words[-2], words[-1]) if two else (words[-1],)
     named = [w for w in content_words(" ".join(phrase[: -len(attribute)])) if w not in _WHICH_ONE]
     of = (m.group("of") or "").strip()
+    # "… for the internet in the living room": where the thing is, after whose it is,
+    # names no owner (the wifi's line need not say the room).
+    of = re.split(r"\s+(?:in|at|on)\s+(?:the|our|my)\s+", of, maxsplit=1)[0]
     # "… for Bosch's customer service line", "… on the wifi set to": said around it; "… to
     # call to file a claim" says what it is for, not whose it is.
     around = content_words(of)
