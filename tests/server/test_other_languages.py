@@ -1386,3 +1386,19 @@ def test_a_phone_number_before_a_comma_is_a_phone_number() -> None:
     assert relevance.has_phone_number("Urgencias: 93 111 22 33, también por WhatsApp.")
     assert relevance.has_phone_number("Notdienst 0341 555 72 90, auch sonntags")
     assert not relevance.has_phone_number("Kaution: 1 250,50 € bei Einzug")
+
+
+def test_a_modal_verb_is_no_word_asked() -> None:
+    """ "Possiamo tenere un coniglio?" asks whether a rabbit may be kept: "possiamo" says
+    how it is asked, as English's "can we", and no line need say it ("Posso …",
+    "dobbiamo", "devemos", "pouvons", "debemos" were read as rare words)."""
+    for language, question, word in (
+        ("it", "Possiamo tenere un coniglio in casa?", "possiamo"),
+        ("it", "Quando dobbiamo cambiare il filtro?", "dobbiamo"),
+        ("pt", "Devemos regar o jardim à noite?", "devemos"),
+        ("fr", "Quand pouvons-nous sortir les poubelles ?", "pouvons"),
+        ("es", "¿Debemos avisar al casero?", "debemos"),
+    ):
+        with asked_in(language):
+            words = relevance.content_words(question)
+        assert word not in words and words, (language, words)

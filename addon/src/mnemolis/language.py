@@ -339,25 +339,29 @@ _SAYING: dict[str, str] = {
         "déjà aussi encore vraiment réellement exactement précisément environ "
         "franchement probablement sûrement peut-être éventuellement même donc "
         "alors bon ben bah hein dis dites raconte sais savez ok okay actuellement svp "
-        "prochain prochaine prochains prochaines dernier dernière derniers dernières"
+        "prochain prochaine prochains prochaines dernier dernière derniers dernières "
+        "devons devez doivent pouvons pouvez peuvent"
     ),
     "Spanish": (
         "ya también todavía aún realmente exactamente aproximadamente francamente "
         "probablemente seguramente quizás quizá acaso incluso pues bueno oye oiga "
         "dime dígame dame deme sabes ok vale actualmente "
-        "próximo próxima próximos próximas último última últimos últimas"
+        "próximo próxima próximos próximas último última últimos últimas "
+        "debo debes debemos"
     ),
     "Italian": (
         "già anche ancora davvero veramente esattamente precisamente circa francamente "
         "probabilmente sicuramente forse magari pure quindi allora beh dai senti scusa "
         "dimmi dammi sai sapete ok okay attualmente "
-        "prossimo prossima prossimi prossime ultimo ultima ultimi ultime"
+        "prossimo prossima prossimi prossime ultimo ultima ultimi ultime "
+        "devi dobbiamo dovete devono posso può possiamo potete possono bisogna"
     ),
     "Portuguese": (
         "já também ainda realmente mesmo exatamente precisamente aproximadamente "
         "francamente provavelmente certamente talvez então bem pois olha olhe "
         "diz-me diga-me dá-me dás sabes ok okay atualmente "
-        "próximo próxima próximos próximas último última últimos últimas dum duma"
+        "próximo próxima próximos próximas último última últimos últimas dum duma "
+        "devo deves devemos posso podemos podem tens"
     ),
 }
 
