@@ -1333,27 +1333,6 @@ async def test_a_bin_put_out_is_asked_by_its_bin(make_client: Client, tmp_path: 
     body = await _asked(client, "Wann muss die Papiertonne raus?", "de")
     assert "Donnerstag" in body["result"], body
     assert "Gelber Sack" not in body["result"], body
-    for language, question, word in (
-        ("de", "Wann müssen die Tonnen raus?", "raus"),
-        ("de", "Wann kommt der Sperrmüll wieder rein?", "rein"),
-        ("nl", "Wanneer gaat het hek weer toe?", "toe"),
-    ):
-        with asked_in(language):
-            assert word not in relevance.content_words(question), (language, question)
-
-
-def test_a_preposition_joined_to_its_article_is_no_word_asked() -> None:
-    """ "beim", "fürs", "ums" are "bei dem", "für das", "um das": function words the
-    stop-word list writes apart only. Read as rare words, they were asked of every line
-    ("Wann war der Wagen zuletzt beim Ölwechsel?" wanted a line saying "beim")."""
-    for language, question, word in (
-        ("de", "Wann war der Wagen zuletzt beim Ölwechsel?", "beim"),
-        ("de", "Was brauchen wir fürs Zelten?", "furs"),
-        ("pt", "Onde está a chave dum cacifo?", "dum"),
-    ):
-        with asked_in(language):
-            words = relevance.content_words(question)
-        assert word not in words and words, (language, words)
 
 
 async def test_what_a_thing_should_be_is_answered_by_its_norm(
@@ -1388,17 +1367,31 @@ def test_a_phone_number_before_a_comma_is_a_phone_number() -> None:
     assert not relevance.has_phone_number("Kaution: 1 250,50 € bei Einzug")
 
 
-def test_a_modal_verb_is_no_word_asked() -> None:
-    """ "Possiamo tenere un coniglio?" asks whether a rabbit may be kept: "possiamo" says
-    how it is asked, as English's "can we", and no line need say it ("Posso …",
-    "dobbiamo", "devemos", "pouvons", "debemos" were read as rare words)."""
-    for language, question, word in (
+@pytest.mark.parametrize(
+    ("language", "question", "word"),
+    [
+        # A direction written apart from its verb, as English's "out", "back".
+        ("de", "Wann müssen die Tonnen raus?", "raus"),
+        ("de", "Wann kommt der Sperrmüll wieder rein?", "rein"),
+        ("nl", "Wanneer gaat het hek weer toe?", "toe"),
+        # A preposition joined to its article: "bei dem", "für das".
+        ("de", "Wann war der Wagen zuletzt beim Ölwechsel?", "beim"),
+        ("de", "Was brauchen wir fürs Zelten?", "furs"),
+        ("pt", "Onde está a chave dum cacifo?", "dum"),
+        # A modal verb, as English's "can we", "must we".
         ("it", "Possiamo tenere un coniglio in casa?", "possiamo"),
         ("it", "Quando dobbiamo cambiare il filtro?", "dobbiamo"),
         ("pt", "Devemos regar o jardim à noite?", "devemos"),
         ("fr", "Quand pouvons-nous sortir les poubelles ?", "pouvons"),
         ("es", "¿Debemos avisar al casero?", "debemos"),
-    ):
-        with asked_in(language):
-            words = relevance.content_words(question)
-        assert word not in words and words, (language, words)
+    ],
+)
+def test_words_around_a_question_are_no_words_asked(
+    language: str, question: str, word: str
+) -> None:
+    """Words the stop-word lists leave out but that only say how a question is put: read
+    as rare words, each was asked of every line ("Wann muss die Biotonne raus?" wanted a
+    line saying "raus", "Possiamo tenere Pepe?" one saying "possiamo")."""
+    with asked_in(language):
+        words = relevance.content_words(question)
+    assert word not in words and words, words
