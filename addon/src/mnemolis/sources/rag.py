@@ -954,7 +954,7 @@ def whole_list(
         return None
     # A gloss in brackets says when or what for, not that the lead is a clause: "Winterfest
     # machen (Ende Oktober, spätestens vor dem ersten Frost):" is a label.
-    if len(re.sub(r"\([^()]*\)", " ", lead).split()) < LIST_LEAD_WORDS or relevance.word_coverage(
+    if len(_GLOSS.sub("", lead).split()) < LIST_LEAD_WORDS or relevance.word_coverage(
         question, weights, lead
     ) <= relevance.word_coverage(question, weights, own):
         return None  # a label, or the item says it ("the plumber's line" of a contacts list)
