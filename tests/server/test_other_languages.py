@@ -1367,6 +1367,27 @@ def test_a_phone_number_before_a_comma_is_a_phone_number() -> None:
     assert not relevance.has_phone_number("Kaution: 1 250,50 € bei Einzug")
 
 
+async def test_how_do_i_make_it_go_asks_about_the_thing(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wie mach ich die Tastensperre an?": "mach" is "machen", which the
+    German stop-word list holds, said as the speaker says it; no line need say it, and
+    the entry on the key lock answers."""
+    manual = {
+        "trockner.html": (
+            "<html><body><h1>Trockner Lindholm TK 8</h1><dl>"
+            "<dt>Wie stelle ich den Trockengrad ein?</dt>"
+            "<dd>Mit der Taste „Trocken“ zwischen Schranktrocken und Bügeltrocken wählen."
+            "</dd><dt>Wie schalte ich die Tastensperre ein?</dt>"
+            "<dd>Die Taste „Start“ 5 Sekunden gedrückt halten, bis ein Schloss leuchtet."
+            "</dd></dl></body></html>"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", manual)
+    body = await _asked(client, "wie mach ich die tastensperre an", "de")
+    assert "5 Sekunden" in body["result"], body
+
+
 @pytest.mark.parametrize(
     ("language", "question", "word"),
     [
@@ -1384,6 +1405,11 @@ def test_a_phone_number_before_a_comma_is_a_phone_number() -> None:
         ("pt", "Devemos regar o jardim à noite?", "devemos"),
         ("fr", "Quand pouvons-nous sortir les poubelles ?", "pouvons"),
         ("es", "¿Debemos avisar al casero?", "debemos"),
+        # "machen", "fare", "fazer" as the speaker says them, as French's "fais".
+        ("de", "Wie mach ich die Lüftung aus?", "mach"),
+        ("de", "Was macht man bei Frost mit dem Wasserhahn?", "macht"),
+        ("it", "Cosa fa la spia rossa sul forno?", "fa"),
+        ("pt", "Como faço para ligar o forno?", "faco"),
     ],
 )
 def test_words_around_a_question_are_no_words_asked(

@@ -325,7 +325,8 @@ _SAYING: dict[str, str] = {
         "nächste nächsten nächster nächstes letzte letzten letzter letztes "
         "ab raus rein rauf runter rüber heraus herein herauf herunter herüber hinaus "
         "hinein hinauf hinunter hinüber zurück "
-        "beim ans aufs durchs fürs ums unterm überm hinterm vorm"
+        "beim ans aufs durchs fürs ums unterm überm hinterm vorm "
+        "mach mache machst macht"
     ),
     "Dutch": (
         "al reeds ook weer eigenlijk momenteel zelfs ooit maar alleen slechts best echt "
@@ -354,14 +355,16 @@ _SAYING: dict[str, str] = {
         "probabilmente sicuramente forse magari pure quindi allora beh dai senti scusa "
         "dimmi dammi sai sapete ok okay attualmente "
         "prossimo prossima prossimi prossime ultimo ultima ultimi ultime "
-        "devi dobbiamo dovete devono posso può possiamo potete possono bisogna"
+        "devi dobbiamo dovete devono posso può possiamo potete possono bisogna "
+        "fa fate"
     ),
     "Portuguese": (
         "já também ainda realmente mesmo exatamente precisamente aproximadamente "
         "francamente provavelmente certamente talvez então bem pois olha olhe "
         "diz-me diga-me dá-me dás sabes ok okay atualmente "
         "próximo próxima próximos próximas último última últimos últimas dum duma "
-        "devo deves devemos posso podemos podem tens"
+        "devo deves devemos posso podemos podem tens "
+        "faço fazes fazemos fazem"
     ),
 }
 
