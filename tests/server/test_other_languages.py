@@ -1388,6 +1388,47 @@ async def test_how_do_i_make_it_go_asks_about_the_thing(
     assert "5 Sekunden" in body["result"], body
 
 
+async def test_a_thing_asked_by_another_of_its_names_is_said(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Le frigo, on le règle sur combien ?": the note says "réfrigérateur", and the
+    plumber's row says "fontanero" for "el plomero": each language's own household
+    words name one thing as English's "fridge" and "refrigerator" do."""
+    notes = {
+        "cuisine.md": (
+            "# Cuisine\n\n"
+            "- Réfrigérateur : régler le thermostat sur 4 °C, le bac à légumes se déclipse.\n"
+            "- Congélateur : régler sur -18 °C, dégivrer une fois par an.\n"
+        ),
+        "contactos.md": (
+            "| Rol | Nombre | Teléfono |\n|---|---|---|\n"
+            "| Fontanero | Quique Robles | 600 11 22 33 |\n"
+            "| Electricista | Marga Soto | 600 44 55 66 |\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Le frigo, on le règle sur combien ?", "fr")
+    assert "4 °C" in body["result"], body
+    body = await _asked(client, "¿Cuál es el teléfono del plomero?", "es")
+    assert "600 11 22 33" in body["result"], body
+
+
+def test_a_name_of_a_thing_is_said_by_its_other_names_only() -> None:
+    """A member of a group is said by another member ("koelkast" by "ijskast"), every word
+    of a phrase by its stem ("lave-vaisselle" by "machine à laver la vaisselle"), never
+    by a word of another group."""
+    with asked_in("nl"):
+        q = "Hoe koud moet de koelkast staan?"
+        assert relevance.word_coverage(q, None, "IJskast: op 4 graden zetten.") > (
+            relevance.word_coverage(q, None, "Vriezer: op -18 graden zetten.")
+        )
+    with asked_in("fr"):
+        q = "Comment on détartre le lave-vaisselle ?"
+        assert relevance.word_coverage(q, None, "Machine à laver la vaisselle : détartrer") > (
+            relevance.word_coverage(q, None, "Lave-linge : détartrer tous les mois")
+        )
+
+
 @pytest.mark.parametrize(
     ("language", "question", "word"),
     [

@@ -301,6 +301,12 @@ def stop_words_of(text: str) -> frozenset[str]:
     return frozenset() if name == ENGLISH else _stop_words(name)
 
 
+def function_words(name: str) -> frozenset[str]:
+    """A language's function words (``foreign``'s names): its stop-word list, the words
+    Home Assistant's grammar skips and the fillers around a question."""
+    return _stop_words(name)
+
+
 @functools.lru_cache(maxsize=16)
 def _stop_words(name: str) -> frozenset[str]:
     words = _stop_list(name) | _skip_words(name) | frozenset(_SAYING.get(name, "").split())

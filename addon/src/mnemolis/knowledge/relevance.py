@@ -39,7 +39,7 @@ from ..language import (
 )
 from ..llm import bundled as bundled_model
 from ..sentences import SENTENCE_BREAK
-from . import thesaurus
+from . import foreign_thesaurus, thesaurus
 from .foreign_kinds import DAY_SPAN, Kind, kind_asked, names_a_day, other_day
 from .text import STOPWORDS, joined, query_tokens
 
@@ -236,9 +236,17 @@ def synonym_words(question: str, word: str | None = None) -> tuple[str, ...]:
     """Those other members (for one question word, or all) as words or phrases, for a
     keyword search to look for too ("water heater" as a phrase, never "water" alone)."""
     spelled = _synonyms(question)[1]
+    tongue = foreign(question)
+    if tongue:
+        # "plomero" looks for "fontanero" too (the language's own thesaurus).
+        asked = stems_in(tongue, question)
+        words = [word] if word is not None else list(content_words(question))
+        own = [m for w in words for m in foreign_thesaurus.words_for(tongue, w, asked)]
+    else:
+        own = []
     if word is not None:
-        return spelled.get(stem(fold(word)), ())
-    return tuple(dict.fromkeys(w for ws in spelled.values() for w in ws))
+        return tuple(dict.fromkeys([*spelled.get(stem(fold(word)), ()), *own]))
+    return tuple(dict.fromkeys([*(w for ws in spelled.values() for w in ws), *own]))
 
 
 # "What's the address here? I need to tell the taxi", "…, I'm booking a taxi home",
@@ -715,6 +723,7 @@ def word_coverage(
     # The texts' words by their stems in the question's language, when it is not English.
     inflected: frozenset[str] = frozenset()
     inflected_around: frozenset[str] = frozenset()
+    asked_stems = stems_in(tongue, question) if tongue else frozenset()
     if tongue:
         inflected = frozenset().union(*(stems_in(tongue, t) for t in texts))
         inflected_around = frozenset().union(*(stems_in(tongue, t) for t in weak))
@@ -783,17 +792,22 @@ def word_coverage(
             or (who and _doer(key, have))
             or misspelt_in(key, have)
             or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
+            or (tongue and foreign_thesaurus.said_by(tongue, w, asked_stems, inflected))
         ):
-            found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
+            found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)  # "frigo": "réfrigérateur"
         elif key in around or (tongue and stem_in(tongue, w) in inflected_around):
             found += CONTEXT_SHARE * given.get(w, 1.0)
         elif (
-            joined_up
-            and (
-                _compound_met(stem_in(tongue or "", w), inflected_around)
-                or _compound_met(w, whole_around)
+            (
+                joined_up
+                and (
+                    _compound_met(stem_in(tongue or "", w), inflected_around)
+                    or _compound_met(w, whole_around)
+                )
             )
-        ) or any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ())):
+            or any(_said(alt, have | around, (*texts, *weak)) for alt in alternatives.get(key, ()))
+            or (tongue and foreign_thesaurus.said_by(tongue, w, asked_stems, inflected_around))
+        ):
             found += CONTEXT_SHARE * thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         if found > before:
             said_words.add(w)
@@ -1003,8 +1017,14 @@ def names_whose(question: str, *texts: str) -> bool:
     have: frozenset[str] = frozenset().union(*(stems_in(tongue, t) for t in texts))
     joined = joins_compounds(tongue)
 
+    asked = stems_in(tongue, question)
+
     def says(w: str) -> bool:
-        return stem_in(tongue, w) in have or (joined and _compound_said(stem_in(tongue, w), have))
+        return (
+            stem_in(tongue, w) in have
+            or (joined and _compound_said(stem_in(tongue, w), have))
+            or foreign_thesaurus.said_by(tongue, w, asked, have)  # "del plomero": "Fontanero"
+        )
 
     # "do seguro da mota": each owner in a chain is said (the motorbike's insurance, not the
     # house's insurance nor a line about the motorbike's helmet).
