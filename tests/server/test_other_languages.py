@@ -1413,6 +1413,25 @@ async def test_a_thing_asked_by_another_of_its_names_is_said(
     assert "600 11 22 33" in body["result"], body
 
 
+async def test_a_label_near_in_meaning_says_a_word_of_a_question_in_another_language(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "Wat is het wachtwoord van Netflix?" with no Netflix password written down: the
+    bundled model reads English, and the TV box's label near the question in its cosine
+    is no answer when the line says none of the question's words."""
+    notes = {
+        "tv.md": (
+            "# Tv en internet\n\n"
+            "- Tv-kastje van Glasnet: bij storing eerst de stekker er tien tellen uit.\n"
+            "- Afstandsbediening: de knop Bron kiest HDMI 1.\n"
+            "- Spotify: familie-abonnement op naam van Joost.\n"
+        ),
+    }
+    client = await model_household_client(make_client, tmp_path, embedding_model, notes)
+    body = await _asked(client, "Wat is het wachtwoord van Netflix?", "nl")
+    assert body["source_used"] == "none", body
+
+
 def test_a_name_of_a_thing_is_said_by_its_other_names_only() -> None:
     """A member of a group is said by another member ("koelkast" by "ijskast"), every word
     of a phrase by its stem ("lave-vaisselle" by "machine à laver la vaisselle"), never

@@ -1466,6 +1466,10 @@ async def labelled_by_meaning(
     if ranked[0] < LABEL_SURE or ranked[0] - ranked[1] < LABEL_MARGIN:
         return []
     label, line, p = next(row for row in lines if row[0].lower() == best)
+    if foreign(question) and not relevance.word_coverage(question, None, line, p.hit.heading):
+        # The bundled model reads English: between a Dutch question and a Dutch label its
+        # cosine says little, so the line must say a word of the question itself.
+        return []
     if relevance.attribute_held(question, line, p.hit.heading) == (False, ()):
         return []  # "Netflix kids profile" is no Netflix password
     if not relevance.names_the_role(question, line, p.hit.heading):
