@@ -1441,6 +1441,11 @@ def test_a_name_of_a_thing_is_said_by_its_other_names_only() -> None:
         assert relevance.word_coverage(q, None, "IJskast: op 4 graden zetten.") > (
             relevance.word_coverage(q, None, "Vriezer: op -18 graden zetten.")
         )
+    with asked_in("de"):
+        q = "Wo ist das Sieb der Spülmaschine?"
+        assert relevance.word_coverage(q, None, "Geschirrspüler: Sieb unten rechts") > (
+            relevance.word_coverage(q, None, "Waschmaschine: Sieb unten rechts")
+        )
     with asked_in("fr"):
         q = "Comment on détartre le lave-vaisselle ?"
         assert relevance.word_coverage(q, None, "Machine à laver la vaisselle : détartrer") > (

@@ -17,6 +17,7 @@ from ..language import function_words, stem_in
 
 # The modules of ``thesauri`` by the names ``language.foreign`` gives.
 _MODULES = {
+    "German": "german",
     "Dutch": "dutch",
     "French": "french",
     "Spanish": "spanish",
