@@ -2173,3 +2173,33 @@ def test_where_a_thing_is_names_no_owner_of_it() -> None:
     assert held is not None and held[0]
     shed = relevance.attribute_held("What's the code for the lock in the shed?", "Alarm code: 4412")
     assert shed is not None and not shed[0]
+
+
+async def test_a_story_before_who_do_i_call_names_the_contact(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Biscuit ate a piece of chocolate! Who do I call?": the story names the cat, and
+    the one contact row labelled with her ("Vet (Biscuit)") is whom to ring, though the
+    row says nothing of chocolate. A story no label names is still refused."""
+    contacts = (
+        "# Contacts\n\n| Role | Name | Phone | Notes |\n|---|---|---|---|\n"
+        "| Vet (Biscuit) | Dr Aubert, Woodside Vet Clinic | 01632 960 412 |"
+        " file no. 5531; at weekends the answering machine gives the vet on duty |\n"
+        "| Neighbour (flat 3) | Nadia Benali | 01632 960 771 | minds Biscuit in the holidays |\n"
+        "| Babysitter | Lea Martin | 07700 900 123 | Wednesdays after school |\n"
+    )
+    notes = (
+        "MINDING BISCUIT\n\n"
+        "- Food: 40 g of dry food a day in two meals, morning and evening.\n"
+        "- If she is ill: Woodside Vet Clinic (number in the contacts).\n"
+        "- She hides under our bed the first days, that's normal.\n"
+    )
+    files = {"contacts.md": contacts, "cat-sitting.txt": notes}
+    client = await household_client(make_client, tmp_path / "roots", files)
+    body = await ask(client, "Biscuit ate a piece of chocolate! Who do I call?")
+    assert "01632 960 412" in body["result"], body["result"]
+    body = await ask(client, "The toilet overflowed this morning, who do I call?")
+    assert body["source_used"] == "none", body["result"]
+    assert relevance.story_before_call("Biscuit is vomiting, who do I call?")
+    assert not relevance.story_before_call("Who do I call about the boiler?")
+    assert not relevance.story_before_call("The boiler is broken, who services it?")

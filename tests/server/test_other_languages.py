@@ -1486,3 +1486,27 @@ def test_words_around_a_question_are_no_words_asked(
     with asked_in(language):
         words = relevance.content_words(question)
     assert word not in words and words, words
+
+
+async def test_a_story_before_whom_to_ring_names_the_contact_in_another_language(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Birba ha mangiato del cioccolato! Chi chiamo?": the story names the dog, and the
+    one row labelled with her ("Veterinario di Birba") is whom to ring; the neighbour
+    who walks her is named in a note, not in her row's label."""
+    notes = {
+        "contatti.md": (
+            "# Contatti\n\n| Ruolo | Nome | Telefono | Note |\n|---|---|---|---|\n"
+            "| Veterinario di Birba | Dott. Franco Neri, Clinica Borgo | 051 000 64 20 |"
+            " urgenze allo stesso numero |\n"
+            "| Vicina (interno 4) | Carla Bassi | 051 000 18 77 | porta fuori Birba d'estate |\n"
+            "| Idraulico | Sergio Pini | 051 000 90 31 | anche il sabato |\n"
+        ),
+        "cane.txt": (
+            "BIRBA\n\n- Pappa: una tazza di crocchette la mattina e una la sera.\n"
+            "- Se sta male: Clinica Borgo (numero nei contatti).\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Birba ha mangiato del cioccolato! Chi chiamo?", "it")
+    assert "051 000 64 20" in body["result"], body["result"]

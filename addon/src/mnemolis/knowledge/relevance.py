@@ -332,6 +332,10 @@ def _aside_words(question: str) -> frozenset[str]:
             return frozenset()
         head = set(content_words(question[: why.start()]))
         return frozenset(w for w in content_words(why.group("tail")) if w not in head)
+    if story_before_call(question):
+        # "The toilet overflowed, who do I call?": whom to ring is all the story says; the
+        # babysitter's number answers no overflowing toilet.
+        return frozenset()
     lead, text = _told(question)
     aside: list[str] = [lead] if lead else []
     kept: set[str] = set()
@@ -1591,6 +1595,50 @@ def _asks_phone(question: str) -> bool:
     plumber and how do I ring him?")."""
     asks = [asked(question), *clause_asks(question)]
     return any(_ASKS_PHONE.match(c) for c in asks) or _PHONE_NUMBER.search(question) is not None
+
+
+# "Biscuit ate chocolate! Who do I call?", "Pistache vomit, j'appelle qui ?": a story told,
+# then a last clause that asks only whom to ring, by a question word ("who", "chi",
+# "para onde") and words for ringing.
+_CLAUSE_END = re.compile(r"[,;:.!?\u00a1\u00bf]+\s*")
+# Whom or where, never how one rings someone already named ("what's his number?").
+_ASKS_WHOM = re.compile(
+    r"\b(?:who|whom|which|wer|wen|wem|welche[nmrs]?|welke?|wo|waar|qui|quel(?:le)?s?|o[uù]"
+    r"|qu[ií]en(?:es)?|cu[áa]l(?:es)?|d[oó]nde|chi|quale|qual|dove|quem|quais|onde)\b",
+    re.I,
+)
+
+
+@cached_by_language(512)
+def story_before_call(question: str) -> tuple[str, ...]:
+    """The content words told before a last clause that asks nothing but whom to ring
+    ("biscuit", "ate", "chocolate"): who or what the call is for is among them. Empty
+    when the question asks anything else ("the toilet's number, who do I call?" names
+    the thing in its ask)."""
+    clauses = [c for c in _CLAUSE_END.split(question) if c.strip()]
+    if len(clauses) < 2:
+        return ()
+    last = clauses[-1]
+    ringing = content_words(last)
+    tongue = foreign(question)
+    if tongue:
+        if not all(names_a_phone(tongue, w) for w in ringing):
+            return ()
+    elif not _ASKS_PHONE.match(last) or not set(ringing) <= _PHONE_WORDS:
+        return ()
+    if not ringing or not _ASKS_WHOM.search(last):
+        return ()
+    return tuple(w for w in content_words(question) if w not in ringing)
+
+
+def labels_the_story(question: str, label: str) -> bool:
+    """Whether a record's label ("Vet (Biscuit)") says a word of the story told before
+    whom to ring is asked (``story_before_call``)."""
+    told = story_before_call(question)
+    tongue = foreign(question)
+    if tongue:
+        return bool({stem_in(tongue, w) for w in told} & stems_in(tongue, label))
+    return bool({stem(w) for w in told} & words_of(label))
 
 
 def asks_kind(question: str) -> bool:

@@ -1489,6 +1489,41 @@ async def labelled_by_meaning(
     return [(relevance.Match(0.0, sure), p)]
 
 
+async def called_for(
+    store: KnowledgeStore, question: str, names: list[str]
+) -> list[tuple[relevance.Match, Passage]]:
+    """The one contact line with a phone number whose label names someone or something
+    of the story told before "who do I call?": "Biscuit ate chocolate! Who do I call?"
+    is answered by "Vet (Biscuit): …", as a friend reading the list would. Empty when
+    no story is told, or no label or more than one names it."""
+    if not relevance.story_before_call(question):
+        return []
+    pool = await store.search_all(question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names)
+    found: dict[str, Passage] = {}
+    for p in pool:
+        for unit in _units(p.hit.content):
+            label = _row_label(unit)
+            if (
+                label
+                and relevance.has_phone_number(unit)
+                and relevance.labels_the_story(question, label)
+            ):
+                found.setdefault(unit, p)
+    if len(found) != 1:
+        return []  # the vet and the neighbour who minds the cat: the words cannot tell
+    return [(relevance.Match(0.0, relevance.ANSWERS), next(iter(found.values())))]
+
+
+def _row_label(unit: str) -> str | None:
+    """What a record line or a table row is for: a line's label ("Vet (Biscuit)" of
+    "Vet (Biscuit): Dr Aubert …"), a row's first cell ("Role: Vet (Biscuit) | Name: …")."""
+    first, _, rest = unit.partition(" | ")
+    rec = _RECORD_LINE.fullmatch(first.strip())
+    if rec is None:
+        return None
+    return rec.group(2).strip() if rest else rec.group(1).strip()
+
+
 class RagSource(Source):
     """The household's document databases; the passage that answers, cited."""
 
@@ -1532,6 +1567,9 @@ class RagSource(Source):
             # No passage's words or whole meaning answer: the record line whose label
             # means what is asked ("Plumber" for "who do I call if the toilet overflows?").
             found = await labelled_by_meaning(store, question, names)
+        if not found:
+            # "Pistache vomit depuis ce matin, j'appelle qui ?": the contact named by the story.
+            found = await called_for(store, question, names)
         try:
             memories = await store.memory_matches(question, weights, limit=3)
         except Unavailable:  # a broken memory store: the documents still answer
