@@ -24,7 +24,7 @@ from mnemolis.sources import rag
 from mnemolis.sources.rag import _HOW, _units, about_mnemolis, asked_plainly, figure, forbids, quote
 from mnemolis.textmatch import unshortened, without_fillers
 
-from .knowledge_helpers import ask, household_client, notes_client, store_of
+from .knowledge_helpers import ask, household_client, model_household_client, notes_client, store_of
 
 Client = Callable[..., Any]
 
@@ -2203,3 +2203,34 @@ async def test_a_story_before_who_do_i_call_names_the_contact(
     assert relevance.story_before_call("Biscuit is vomiting, who do I call?")
     assert not relevance.story_before_call("Who do I call about the boiler?")
     assert not relevance.story_before_call("The boiler is broken, who services it?")
+
+
+async def test_a_label_with_a_word_not_asked_is_another_things(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "What was the wifi password again?" beside "Password: …" and "Guest password: …":
+    the guests' line adds a word the question never says, so the plain one answers; the
+    guest password is still the answer when the guests are asked for (and in German,
+    "Gäste-Passwort" beside "Passwort")."""
+    notes = {
+        "tech.md": (
+            "# Wifi and tech\n\n## Wifi\n\n"
+            "- Wifi name: Larkspur\n- Password: amber-kettle-19\n"
+            "- Guest wifi: Larkspur-Guest\n- Guest password: sunny-porch-7\n\n"
+            "The guest wifi switches itself off at night from 23 to 6.\n"
+        ),
+        "technik.md": (
+            "# Technik\n\n## WLAN\n\n"
+            "- WLAN-Name: Lindenhof\n- Passwort: Birke-Pfad-2020\n"
+            "- Gäste-WLAN: Lindenhof-Gast\n- Gäste-Passwort: Mohnblume-12\n\n"
+            "Das Gäste-WLAN schaltet sich nachts von selbst ab.\n"
+        ),
+    }
+    # With the model as by default: it finds the guests' line nearer the question.
+    client = await model_household_client(make_client, tmp_path, embedding_model, notes)
+    body = await ask(client, "What was the wifi password again?")
+    assert "amber-kettle-19" in body["result"], body["result"]
+    body = await ask(client, "What's the guest wifi password?")
+    assert "sunny-porch-7" in body["result"], body["result"]
+    body = await ask(client, "Wie war nochmal das Passwort vom WLAN?")
+    assert "Birke-Pfad-2020" in body["result"], body["result"]

@@ -35,7 +35,7 @@ from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, STOPWORDS, query_text
-from ..language import ENGLISH, foreign, language_of
+from ..language import ENGLISH, foreign, language_of, stem_in
 from ..models import Evidence, SourceAnswer, cited
 from ..sentences import SENTENCE_BREAK
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
@@ -1072,6 +1072,40 @@ def sibling_named(scored: list[Scored]) -> list[Scored]:
     ]
 
 
+def qualified_sibling(question: str, scored: list[Scored]) -> list[Scored]:
+    """Of two record lines side by side that both say what is asked ("Password: …",
+    "Guest password: …"), the one whose label adds a word the question never says is
+    another thing's: "what was the wifi password?" is not the guests'. It counts
+    ``SIBLING_WEIGHT``; "the guest wifi password" says the word and keeps it whole."""
+    asked = _label_words(question, question)
+    labels: dict[int, frozenset[str]] = {}
+    plain: dict[tuple[str, str, str], list[frozenset[str]]] = {}
+    for _, _, _, rank, p in scored:
+        line = _RECORD_LINE.fullmatch(p.hit.content.strip())
+        if line is None:
+            continue
+        label = _label_words(question, line.group(1))
+        labels[rank] = label
+        if label and label <= asked:
+            plain.setdefault(_block(p), []).append(label)
+    return [
+        (m, v * SIBLING_WEIGHT, about, rank, p)
+        if labels.get(rank, frozenset()) - asked
+        and any(bare < labels[rank] for bare in plain.get(_block(p), ()))
+        else (m, v, about, rank, p)
+        for m, v, about, rank, p in scored
+    ]
+
+
+def _label_words(question: str, text: str) -> frozenset[str]:
+    """A text's content words by their stems in the question's language."""
+    tongue = foreign(question)
+    words = relevance.content_words(text)
+    if tongue:
+        return frozenset(stem_in(tongue, w) for w in words)
+    return frozenset(relevance.stem(w) for w in words)
+
+
 def _block(p: Passage) -> tuple[str, str, str]:
     """The file and section a passage belongs to."""
     return (p.db, p.hit.path, p.hit.heading)
@@ -1310,7 +1344,7 @@ def _judged(
             # other ("Why can't I select/paste in xterm?", not "… to/from other programs?").
             first = ENTRY_FIRST if entry and not points else 0.0
             scored.append((found, weight * found.value + first, about, rank, p))
-    scored = sibling_named(scored)
+    scored = qualified_sibling(question, sibling_named(scored))
     scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
     scored = _entry_opening(question, weights, scored)
     ranked = [(m, p) for m, _, _, _, p in scored]
