@@ -1510,3 +1510,28 @@ async def test_a_story_before_whom_to_ring_names_the_contact_in_another_language
     client = await household_client(make_client, tmp_path / "roots", notes)
     body = await _asked(client, "Birba ha mangiato del cioccolato! Chi chiamo?", "it")
     assert "051 000 64 20" in body["result"], body["result"]
+
+
+async def test_the_row_a_role_heads_answers_for_it_in_another_language(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "Ik moet de verhuurder even bellen over de deurbel, welk nummer is dat?": three
+    rows say "verhuurder" and give a number; the row headed "Verhuurder" answers, not
+    the emergency line headed "Spoed verhuurder" nor the electrician's whose notes
+    mention the landlord. The English model's cosine between Dutch texts decides none."""
+    notes = {
+        "contacten.md": (
+            "# Contacten\n\n| Rol | Naam | Telefoon | Notities |\n|---|---|---|---|\n"
+            "| Verhuurder | Woonbedrijf Kade | 010 555 0270 | Verzoeken liefst per mail |\n"
+            "| Spoed verhuurder | Kade storingsdienst | 0800 555 0271 |"
+            " Alleen buiten kantoortijd, bij lekkage |\n"
+            "| Elektricien | Installatiebedrijf Visser | 010 555 0272 |"
+            " Bij storing mogen we zelf Visser bellen (afgesproken met de verhuurder) |\n"
+            "| Huisarts | Dokter Smit | 010 555 0273 | Spreekuur 8:00 tot 10:00 |\n"
+        ),
+        "huis.md": "# Huis\n\n- De deurbel doet het niet, staat op de lijst voor de verhuurder.\n",
+    }
+    client = await model_household_client(make_client, tmp_path, embedding_model, notes)
+    question = "Ik moet de verhuurder even bellen over de deurbel, welk nummer is dat?"
+    body = await _asked(client, question, "nl")
+    assert "010 555 0270" in body["result"], body["result"]

@@ -58,6 +58,7 @@ TECHNICAL_WEIGHT = 0.8  # a passage of commands and API paths, for a question in
 STEPS_WEIGHT = 1.15  # "how do I …?" is answered best by steps or a command to run
 GIVES_WEIGHT = 1.1  # "why …?"/"when should I …?": by what a thing means, or the case it is for
 SIBLING_WEIGHT = 0.7  # a record line beside one that names what was asked
+FOREIGN_GRAIN = 0.025  # values this near are a tie in another language (the model's noise)
 FORBIDS_WEIGHT = 0.6  # "how do I reset …?" is not answered by "do not keep resetting it"
 YES_NO_WEIGHT = 1.1  # "is it …?": an answer that opens "Yes, …" or "No, …" answers it
 DEFINES_WEIGHT = 1.1  # "what is X?": the sentence saying "X is …", not one that mentions X
@@ -1073,18 +1074,19 @@ def sibling_named(scored: list[Scored]) -> list[Scored]:
 
 
 def qualified_sibling(question: str, scored: list[Scored]) -> list[Scored]:
-    """Of two record lines side by side that both say what is asked ("Password: …",
-    "Guest password: …"), the one whose label adds a word the question never says is
-    another thing's: "what was the wifi password?" is not the guests'. It counts
-    ``SIBLING_WEIGHT``; "the guest wifi password" says the word and keeps it whole."""
+    """Of two record lines or table rows side by side that both say what is asked
+    ("Password: …", "Guest password: …"), the one whose label adds a word the question
+    never says is another thing's: "what was the wifi password?" is not the guests', nor
+    is the landlord's number the "Emergency landlord" row's. It counts ``SIBLING_WEIGHT``;
+    "the guest wifi password" says the word and keeps it whole."""
     asked = _label_words(question, question)
     labels: dict[int, frozenset[str]] = {}
     plain: dict[tuple[str, str, str], list[frozenset[str]]] = {}
     for _, _, _, rank, p in scored:
-        line = _RECORD_LINE.fullmatch(p.hit.content.strip())
-        if line is None:
+        said = _row_label(p.hit.content.strip())
+        if said is None:
             continue
-        label = _label_words(question, line.group(1))
+        label = _label_words(question, said)
         labels[rank] = label
         if label and label <= asked:
             plain.setdefault(_block(p), []).append(label)
@@ -1310,7 +1312,10 @@ def _judged(
         )
         if answers and (floor is None or found.value >= floor):
             # Ties: the passage whose heading says what was asked is about it.
-            about = relevance.word_coverage(question, weights, p.hit.heading)
+            # A table row's first cell heads it: the landlord's own row, not the heating
+            # engineer's whose notes mention the landlord.
+            row = _row_label(own.strip()) if " | " in own else None
+            about = relevance.word_coverage(question, weights, p.hit.heading, row or "")
             # The entry that is the question itself says all of it, however few of its
             # words weigh ("Who's behind this?"): it is read from its opening.
             about += float(entry)
@@ -1345,7 +1350,10 @@ def _judged(
             first = ENTRY_FIRST if entry and not points else 0.0
             scored.append((found, weight * found.value + first, about, rank, p))
     scored = qualified_sibling(question, sibling_named(scored))
-    scored.sort(key=lambda t: (-t[1], -t[2], t[3]))
+    # The bundled model reads English: in another language a few hundredths of its cosine
+    # are noise, and what the passage's heading or row label says decides.
+    grain = FOREIGN_GRAIN if foreign(question) else 0.0
+    scored.sort(key=lambda t: (-_grained(t[1], grain), -t[2], t[3]))
     scored = _entry_opening(question, weights, scored)
     ranked = [(m, p) for m, _, _, _, p in scored]
     if ranked:
@@ -1355,6 +1363,11 @@ def _judged(
             # The list answers as its best item did; the figures chose the item.
             ranked = [(top, pick)] + [(m, p) for m, p in ranked if p is not pick]
     return ranked
+
+
+def _grained(value: float, grain: float) -> float:
+    """The value to the nearest ``grain`` (itself when 0)."""
+    return round(value / grain) * grain if grain else value
 
 
 def _reasons_after(
