@@ -1535,3 +1535,24 @@ async def test_the_row_a_role_heads_answers_for_it_in_another_language(
     question = "Ik moet de verhuurder even bellen over de deurbel, welk nummer is dat?"
     body = await _asked(client, question, "nl")
     assert "010 555 0270" in body["result"], body["result"]
+
+
+async def test_a_thing_at_someone_elses_home_is_not_ours(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wie ist das WLAN-Passwort bei Oma?" and "C'est quoi le code du portail chez
+    Josette ?": the notes hold only our own wifi password and gate code, so nothing
+    answers; asked without whose home, ours does. "bei uns" is our own."""
+    notes = {
+        "technik.md": "# Technik\n\n- WLAN-Passwort: Birke-Pfad-2020\n- Router im Flur.\n",
+        "maison.md": "# Maison\n\n- Code du portail : 4471B\n- Boîte aux lettres n° 12.\n",
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Wie ist das WLAN-Passwort bei Oma?", "de")
+    assert body["source_used"] == "none", body["result"]
+    body = await _asked(client, "C'est quoi le code du portail chez Josette ?", "fr")
+    assert body["source_used"] == "none", body["result"]
+    body = await _asked(client, "Wie ist das WLAN-Passwort bei uns?", "de")
+    assert "Birke-Pfad-2020" in body["result"], body["result"]
+    body = await _asked(client, "C'est quoi le code du portail ?", "fr")
+    assert "4471B" in body["result"], body["result"]

@@ -1108,10 +1108,14 @@ def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
     "tarjeta", "sanitaria"; "… do seguro da mota": "seguro", then "mota"), names being
     ``_owners_of``'s; after "von"/"für" in German ("fürs Gartenhaus")."""
     tongue = foreign(question)
+    # "het wifi-wachtwoord bij oma en opa", "le code chez Odette": whose house it is at.
+    at_home = _at_home_of(question, tongue)
     if tongue == "German":
         # Its capitals mark every noun, so no name is told apart: the noun is whose.
         after = _WHOSE_GERMAN.search(question)
-        return (content_words(after.group("np")),) if after else ()
+        return ((content_words(after.group("np")),) if after else ()) + at_home
+    if tongue == "Dutch":
+        return at_home
     head = _WHICH_IS.match(question) if tongue in _ROMANCE else None
     start = head.end() if head else 0
     whose = _WHOSE.match(question, start) if head else None
@@ -1128,7 +1132,47 @@ def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
         if nouns and not one_thing:
             chain.append(nouns)
         whose = _WHOSE.match(question, whose.end())
-    return tuple(chain)
+    return tuple(chain) + at_home
+
+
+def _at_home_of(question: str, tongue: str | None) -> tuple[tuple[str, ...], ...]:
+    """The people at whose home the thing asked is ("bij oma en opa": oma, opa), when
+    they are kin, neighbours or friends, or (outside German, which capitalises every
+    noun) named; "bij storing" ("in case of a fault") is no one's."""
+    home = _AT_HOME_OF.search(question)
+    if home is None:
+        return ()
+    words = content_words(home.group("np"))
+    named = tongue != "German" and any(w[:1].isupper() for w in _WORD.findall(home.group("np")))
+    return (words,) if words and (named or not _KIN.isdisjoint(words)) else ()
+
+
+# Kin, neighbours and friends, folded, in the languages besides English: at whose home.
+_KIN_WORDS = (
+    "oma opa omi opi grosseltern eltern nachbarn nachbar nachbarin tante onkel "
+    "schwiegereltern freunden freund freundin mama papa mutter vater schwester bruder "
+    "grootouders ouders buren buurman buurvrouw oom schoonouders vrienden moeder zus broer "
+    "mamie papi papy grands-parents parents voisins voisin voisine oncle beaux-parents amis "
+    "maman mere pere soeur frere abuela abuelo abuelos padres vecinos vecino vecina tia tio "
+    "tios suegros amigos madre padre hermana hermano nonna nonno nonni genitori vicini vicino "
+    "vicina zia zio zii suoceri amici mamma sorella fratello avo avos pais vizinhos vizinho "
+    "vizinha sogros mae pai irma irmao"
+)
+_KIN = frozenset(_KIN_WORDS.split())
+
+
+# At whose home, with no article ("bij een storing" is "in case of"): "bij oma en opa",
+# "bei Oma", "chez mes parents", "a casa dei nonni", "en casa de la abuela", "em casa dos
+# avós". Whose the thing asked is, as "de" says it; a pronoun ("bei uns") is no one else.
+_AT_HOME_OF = re.compile(
+    r"\b(?:bij|bei|chez|a casa d(?:i|el|ella|ei|egli|elle)|en casa de(?:l| la| los| las)?"
+    r"|em casa d[aoe]s?)\s+(?:(?:mijn|onze|ons|meiner|meinen|meinem|unserer|unseren|unserem"
+    r"|mes|nos|ma|mon|mis|nuestros?|nuestras?|miei|mia|nostri|meus|minhas|nossos)\s+)?"
+    r"(?P<np>(?!(?:een|ein|eine|einer|einem|einen|der|dem|den|de|het|la|le|les|un|une"
+    r"|uns|ons|nous|mir|mich|dir|ihm|ihr|ihnen|hem|haar|hen|jou|moi|toi|lui|eux|elle|noi|nos)\b)"
+    r"[^\W\d][\w-]*(?:\s+(?:en|und|et|y|e)\s+[^\W\d][\w-]*)?)",
+    re.I,
+)
 
 
 # Whose the thing asked is, in a Romance language: a name (written with its capital) after
