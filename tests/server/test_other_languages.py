@@ -1556,3 +1556,26 @@ async def test_a_thing_at_someone_elses_home_is_not_ours(
     assert "Birke-Pfad-2020" in body["result"], body["result"]
     body = await _asked(client, "C'est quoi le code du portail ?", "fr")
     assert "4471B" in body["result"], body["result"]
+
+
+async def test_a_persons_number_is_their_phone_in_another_language(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Dá-me o número do pai da Inês, preciso de combinar a boleia da natação": a
+    person's "número" is a phone number, and the line saying what Inês's father does on
+    Tuesdays gives none; a thing's "número" may still be any figure."""
+    notes = {
+        "escola.md": (
+            "# Escola e atividades\n\n- Às terças, o pai da Inês leva o Tiago à natação e nós"
+            " vamos buscar os dois às 18h30.\n- Cacifo n.º 4, no ginásio: mochila e chuteiras.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    question = "Dá-me o número do pai da Inês, preciso de combinar a boleia da natação"
+    body = await _asked(client, question, "pt")
+    assert body["source_used"] == "none", body["result"]
+    with asked_in("pt"):
+        line = "Às terças, o pai da Inês leva o Tiago à natação."
+        assert not relevance.gives_the_number(question, line)
+        assert relevance.gives_the_number(question, "Pai da Inês: 912 345 678")
+        assert relevance.gives_the_number("Qual é o número do cacifo?", "Cacifo n.º 4")

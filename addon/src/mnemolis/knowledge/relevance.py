@@ -2328,9 +2328,13 @@ def gives_the_number(question: str, *texts: str) -> bool:
     grandma's phone number?" is never answered by her birthday), or a sum of money or
     "free" when it asks how much may be spent ("within 24 hours" is no sum); True for
     other questions."""
+    tongue = foreign(question)
+    if tongue and _persons_number(question) and not any(_NUMBER_MARK.search(t) for t in texts):
+        # "o número da mãe do Rodrigo, preciso de …", "le numéro de Manon": a person's
+        # number is their phone's (a thing's may be any figure: "el número de póliza").
+        return any(has_phone_number(t) for t in texts)
     if len(clause_asks(question)) > 1:
         return True
-    tongue = foreign(question)
     if tongue:
         # "¿Tienes el teléfono de la academia?", "le portable de Manon": the phone asked
         # is its number (a thing's "número" may be any figure).
@@ -2343,6 +2347,15 @@ def gives_the_number(question: str, *texts: str) -> bool:
     if not _asks_phone(question):
         return True
     return any(_PHONE.search(t) for t in texts)
+
+
+def _persons_number(question: str) -> bool:
+    """Whether a question in another language asks for the "número" of kin or of someone
+    named ("da mãe do Rodrigo", "de Manon"), which is a phone number."""
+    thing = _thing_of(question)
+    return not _NUMBER_WORDS.isdisjoint(thing) and (
+        not _KIN.isdisjoint(thing) or bool(_owners_of(question) and not _whose_of(question))
+    )
 
 
 _FREE = re.compile(r"\b(?:free|no charge|nothing|not a penny|not a cent)\b", re.I)
