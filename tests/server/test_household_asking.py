@@ -2232,5 +2232,5 @@ async def test_a_label_with_a_word_not_asked_is_another_things(
     assert "amber-kettle-19" in body["result"], body["result"]
     body = await ask(client, "What's the guest wifi password?")
     assert "sunny-porch-7" in body["result"], body["result"]
-    body = await ask(client, "Wie war nochmal das Passwort vom WLAN?")
+    body = await ask(client, "Wie lautet das Passwort fürs WLAN?")
     assert "Birke-Pfad-2020" in body["result"], body["result"]
