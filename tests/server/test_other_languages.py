@@ -1579,3 +1579,37 @@ async def test_a_persons_number_is_their_phone_in_another_language(
         assert not relevance.gives_the_number(question, line)
         assert relevance.gives_the_number(question, "Pai da Inês: 912 345 678")
         assert relevance.gives_the_number("Qual é o número do cacifo?", "Cacifo n.º 4")
+
+
+async def test_a_story_told_before_the_clause_that_asks_weighs_less(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Léo a de la fièvre et doit rentrer plus tôt, quel est le numéro du secrétariat du
+    collège ?": the story before the clause that asks weighs as an English story told
+    first does, so the lines about Léo at school do not drown the office's row."""
+    notes = {
+        "ecole.md": (
+            "# École et activités\n\n"
+            "- Léo est en 6e B au collège Jean Moulin, Inès en CM1.\n"
+            "- Cantine : Léo mange sans porc, le certificat a été donné en septembre.\n"
+            "- Professeurs de Léo : Mme Bernard (français), M. Caron (maths).\n"
+            "- Piscine : 180 € le trimestre, on paie au secrétariat de la piscine.\n"
+        ),
+        "contacts.md": (
+            "# Contacts\n\n| Rôle | Nom | Téléphone | Notes |\n|---|---|---|---|\n"
+            "| Secrétariat du collège | Collège Jean Moulin | 01 99 00 25 63 |"
+            " ouvert de 8 h à 9 h 30 |\n"
+            "| Médecin | Dr Perrin | 01 99 00 58 30 | sur rendez-vous |\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    question = (
+        "Léo a de la fièvre et doit rentrer plus tôt,"
+        " quel est le numéro du secrétariat du collège ?"
+    )
+    body = await _asked(client, question, "fr")
+    assert "01 99 00 25 63" in body["result"], body["result"]
+    with asked_in("fr"):
+        assert relevance._aside_words(question) >= {"fievre", "rentrer"}
+        # A clause asking little of its own leaves the story asked ("…, je fais quoi ?").
+        assert not relevance._aside_words("Le lave-linge sent le moisi, qu'est-ce qu'on fait ?")

@@ -320,6 +320,34 @@ _FOREIGN_PURPOSE = re.compile(
     re.I,
 )
 
+# A clause asking, in the other languages: its question word first ("qual è …", "wo …",
+# "¿dónde …", "et quel …").
+_FOREIGN_ASKS = re.compile(
+    r"[\s\u00bf\u00a1]*(?:(?:und|en|et|y|e|ma|mais|pero|aber|maar)\s+)?(?:wer|wen|wem|was|wo|wann"
+    r"|wie|welche[nmrs]?|warum|wieso|wat|waar|wanneer|hoe|welke?|waarom|qui|quoi|o[uù]|quand"
+    r"|comment|quel(?:le)?s?|pourquoi|combien|qu[ií]en(?:es)?|d[oó]nde|cu[aá]ndo|c[oó]mo"
+    r"|cu[aá]l(?:es)?|cu[aá]nt[oa]s?|chi|cosa|dove|quando|come|qual(?:e|i)?|perch[eé]"
+    r"|quant[oaie]|quem|onde|porque|o que)\b",
+    re.I,
+)
+
+
+def _foreign_lead(question: str) -> frozenset[str]:
+    """In another language, the words of a story told before the clause that asks
+    ("Matilde sta male e deve uscire prima, qual è il numero della segreteria?"): the
+    last clause opens with a question word and says two words of its own; what came
+    before asks nothing."""
+    clauses = [c for c in _CLAUSE_END.split(question) if c.strip()]
+    if len(clauses) < 2 or "?" in question.rstrip(" ?!."):  # the lead asks as well
+        return frozenset()
+    ask = clauses[-1]
+    # The question's own words, by the question's language (a clause alone may not tell).
+    said = {fold(w) for w in _WORD.findall(ask)}
+    own = {w for w in content_words(question) if w in said}
+    if not _FOREIGN_ASKS.match(ask) or len(own) < 2 or _FOREIGN_ASKS.match(clauses[0]):
+        return frozenset()
+    return frozenset(w for w in content_words(question) if w not in own)
+
 
 @cached_by_language(512)
 def _aside_words(question: str) -> frozenset[str]:
@@ -329,7 +357,7 @@ def _aside_words(question: str) -> frozenset[str]:
     if foreign(question):
         why = _FOREIGN_PURPOSE.search(question)
         if why is None:
-            return frozenset()
+            return _foreign_lead(question)
         head = set(content_words(question[: why.start()]))
         return frozenset(w for w in content_words(why.group("tail")) if w not in head)
     if story_before_call(question):
