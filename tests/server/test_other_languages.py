@@ -1613,3 +1613,17 @@ async def test_a_story_told_before_the_clause_that_asks_weighs_less(
         assert relevance._aside_words(question) >= {"fievre", "rentrer"}
         # A clause asking little of its own leaves the story asked ("…, je fais quoi ?").
         assert not relevance._aside_words("Le lave-linge sent le moisi, qu'est-ce qu'on fait ?")
+
+
+def test_a_day_of_every_month_is_no_amount() -> None:
+    """ "Le loyer, il est de combien ?" asks an amount: "payable le 1er de chaque mois",
+    "el día 5 de cada mes" give a day, no amount; "fixé à 950,00 €" does."""
+    french = foreign_kinds.kind_asked("French", "Le loyer, il est de combien ?")
+    assert french is not None
+    assert not french.given_by("Le loyer est payable d'avance le 1er de chaque mois.")
+    assert not french.given_by("Le loyer se paie le 5 de chaque mois.")
+    assert french.given_by("Le loyer mensuel est fixé à 950,00 €.")
+    spanish = foreign_kinds.kind_asked("Spanish", "¿Cuánto pagamos de alquiler?")
+    assert spanish is not None
+    assert not spanish.given_by("El alquiler se paga el día 5 de cada mes.")
+    assert spanish.given_by("El alquiler es de 780 € al mes.")

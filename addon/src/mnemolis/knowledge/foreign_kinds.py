@@ -131,6 +131,13 @@ _DATE = re.compile(
     rf"\b\d{{1,2}}(?:\.|er|º|°)?\s*(?:de\s+)?(?:{_MONTHS})\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b",
     re.I,
 )
+# A day of every month, no amount either: "le 1er de chaque mois", "el día 5 de cada mes",
+# "am 3. jedes Monats", "de 1e van elke maand"; French writes no amount "1er".
+_MONTHLY_DAY = re.compile(
+    r"\b\d{1,2}(?:er|e|ème|º|°|ª|\.)?\s+(?:de|di|du|van|des)?\s*(?:chaque|cada|ogni|jede[ns]?"
+    r"|elke|iedere)\b|\b\d{1,2}er\b",
+    re.I,
+)
 # "tous les mois", "jede Woche", "elke dag", "cada seis meses", "dreimal", "deux fois".
 _OFTEN = re.compile(
     r"\b(?:tou(?:te)?s les|chaque|par (?:jour|semaine|mois|an)|fois|alle|jede[nmrs]?"
@@ -275,7 +282,7 @@ class Kind:
         amount is no day of a date: "per 1 januari" says no rent; a day of the week
         answers no "when" that names one)."""
         if self.gives is _AMOUNT:
-            text = _DATE.sub(" ", text)
+            text = _MONTHLY_DAY.sub(" ", _DATE.sub(" ", text))
         elif self.day_named:
             text = _DAYS.sub(" ", text)
         return self.gives.search(text) is not None
