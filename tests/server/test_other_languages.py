@@ -1627,3 +1627,17 @@ def test_a_day_of_every_month_is_no_amount() -> None:
     assert spanish is not None
     assert not spanish.given_by("El alquiler se paga el día 5 de cada mes.")
     assert spanish.given_by("El alquiler es de 780 € al mes.")
+
+
+def test_a_phone_number_is_no_amount_and_a_compound_may_be_one_word() -> None:
+    """ "On paie combien la nounou de l'heure ?": the nanny's contact row gives a phone
+    number, no amount; the note "On te paie 11 € de l'heure" under "NOUNOU" in a file
+    called "babysitter" says the hyphenated "baby-sitter" written as one word."""
+    french = foreign_kinds.kind_asked("French", "On paie combien la nounou de l'heure ?")
+    assert french is not None
+    assert not french.given_by("Rôle: Nounou | Nom: Jade | Téléphone: 06 99 00 12 34")
+    assert french.given_by("On te paie 11 € de l'heure.")
+    question = "On paie combien la baby-sitter de l'heure ?"
+    with asked_in("fr"):
+        assert relevance.names_compounds(question, "On te paie 11 € de l'heure.", "babysitter")
+        assert not relevance.names_compounds(question, "On te paie 11 € de l'heure.", "baby")

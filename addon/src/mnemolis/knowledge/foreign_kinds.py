@@ -138,6 +138,10 @@ _MONTHLY_DAY = re.compile(
     r"|elke|iedere)\b|\b\d{1,2}er\b",
     re.I,
 )
+# A phone number's groups of digits ("06 99 00 73 62", "+49 351 4412345") are no amount.
+_PHONE_LIKE = re.compile(
+    r"(?<![\w.,])(?:\+\d{1,3}[\s.-]?)?\d{2,5}(?:[ .-]\d{2,8}){2,5}(?![\w,]|\.\d|\s?[€%])"
+)
 # "tous les mois", "jede Woche", "elke dag", "cada seis meses", "dreimal", "deux fois".
 _OFTEN = re.compile(
     r"\b(?:tou(?:te)?s les|chaque|par (?:jour|semaine|mois|an)|fois|alle|jede[nmrs]?"
@@ -282,7 +286,7 @@ class Kind:
         amount is no day of a date: "per 1 januari" says no rent; a day of the week
         answers no "when" that names one)."""
         if self.gives is _AMOUNT:
-            text = _MONTHLY_DAY.sub(" ", _DATE.sub(" ", text))
+            text = _PHONE_LIKE.sub(" ", _MONTHLY_DAY.sub(" ", _DATE.sub(" ", text)))
         elif self.day_named:
             text = _DAYS.sub(" ", text)
         return self.gives.search(text) is not None

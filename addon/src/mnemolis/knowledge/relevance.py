@@ -1295,12 +1295,13 @@ def names_compounds(question: str, *texts: str) -> bool:
         *(stems_in(tongue, t) | stems_in(tongue, t.replace("-", " ")) for t in texts)
     )
     function = stop_words_of(question)
-    # A verb with its pronoun ("dá-me", "peut-on", "diz-me") names no thing.
+    # A verb with its pronoun ("dá-me", "peut-on", "diz-me") names no thing; a compound
+    # is said written as one word too ("baby-sitter" by "babysitter").
     return all(
-        stem_in(tongue, part) in stems
+        all(stem_in(tongue, part) in stems for part in compound.split("-"))
+        or stem_in(tongue, compound.replace("-", "")) in stems
         for compound in _HYPHENATED.findall(question)
         if not any(p.lower() in function for p in compound.split("-"))
-        for part in compound.split("-")
     )
 
 
