@@ -2234,3 +2234,28 @@ async def test_a_label_with_a_word_not_asked_is_another_things(
     assert "sunny-porch-7" in body["result"], body["result"]
     body = await ask(client, "Wie lautet das Passwort fürs WLAN?")
     assert "Birke-Pfad-2020" in body["result"], body["result"]
+
+
+async def test_a_kind_of_pet_is_what_a_rule_about_pets_speaks_of(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Are we allowed to keep a rabbit?": the lease never says "rabbit" nor "allowed";
+    its pets clause ("Any other pet needs the landlord's written consent") answers. A
+    line about pets says nothing of a rabbit's hutch cleaning, and a line about the cat
+    nothing of pets in general."""
+    notes = {
+        "lease.md": (
+            "# Lease\n\n## Pets\n\n"
+            "- One cat (Mochi) is approved. Any other pet needs the landlord's written consent.\n"
+            "\n## Parking\n\n- One car space in the basement, number 14.\n"
+        ),
+        "house.md": (
+            "# House\n\n- Mochi's litter tray lives in the laundry.\n"
+            "- The bins go out on Tuesday night.\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await ask(client, "Are we allowed to keep a rabbit?")
+    assert "written consent" in body["result"], body["result"]
+    body = await ask(client, "Where does the rabbit's hutch go?")
+    assert body["source_used"] == "none", body["result"]

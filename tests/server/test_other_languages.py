@@ -1641,3 +1641,26 @@ def test_a_phone_number_is_no_amount_and_a_compound_may_be_one_word() -> None:
     with asked_in("fr"):
         assert relevance.names_compounds(question, "On te paie 11 € de l'heure.", "babysitter")
         assert not relevance.names_compounds(question, "On te paie 11 € de l'heure.", "baby")
+
+
+async def test_a_kind_of_pet_and_permission_are_said_by_their_general_words(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "On a le droit d'avoir un lapin ?": the lease says "animaux" and "autorisée",
+    never "lapin" nor "droit"; its clause answers, not the toy rabbit's line nor the
+    stopcock's "à droite"."""
+    notes = {
+        "bail.md": (
+            "# Bail\n\n## Animaux\n\n"
+            "- La détention d'animaux familiers est autorisée s'ils ne gênent pas les voisins.\n"
+            "\n## Travaux\n\n- Les travaux dans l'appartement demandent l'accord du bailleur.\n"
+        ),
+        "maison.md": (
+            "# Maison\n\n- Robinet d'arrêt de l'appartement : sous l'évier, à droite.\n"
+            "- Le lapin en peluche de Zoé dort dans le panier du salon.\n"
+        ),
+    }
+    client = await model_household_client(make_client, tmp_path, embedding_model, notes)
+    question = "On a le droit d'avoir un lapin ?"
+    body = await _asked(client, question, "fr")
+    assert "autorisée" in body["result"], body["result"]

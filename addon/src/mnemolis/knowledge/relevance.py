@@ -821,6 +821,7 @@ def word_coverage(
             found += thesaurus.SYNONYM_SHARE * given.get(w, 1.0)
         elif (
             any(_said(alt, have, texts) for alt in alternatives.get(key, ()))
+            or _pet_said(tongue, w, inflected if tongue else have)
             or (who and _doer(key, have))
             or misspelt_in(key, have)
             or misspelt_in(w, have)  # "modle": a slip the stem would shorten past the limit
@@ -1227,6 +1228,29 @@ def _owners_of(question: str) -> tuple[str, ...]:
         return ()
     names = (fold(m) for m in _OWNER_OF.findall(question))
     return tuple(w for w in names if w not in STOPWORDS)
+
+
+@functools.lru_cache(maxsize=8)
+def _pets(language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A language's kinds of pet and its words for pets in general, by their stems."""
+    kinds, pets = thesaurus.PETS.get(language, ("", ""))
+
+    def cut(words: str) -> frozenset[str]:
+        found = _WORD.findall(words)
+        if language == "English":
+            return frozenset(stem(fold(w)) for w in found)
+        return frozenset(stem_in(language, w) for w in found)
+
+    return cut(kinds), cut(pets)
+
+
+def _pet_said(tongue: str | None, word: str, stems: frozenset[str]) -> bool:
+    """Whether a kind of pet asked about ("a rabbit", "einen Hund") is said by a word for
+    pets in general among the text's stems ("any other pet", "Tierhaltung")."""
+    language = tongue or "English"
+    kinds, pets = _pets(language)
+    asked = stem_in(language, word) if tongue else stem(word)
+    return asked in kinds and not stems.isdisjoint(pets)
 
 
 def joins_words(question: str) -> bool:

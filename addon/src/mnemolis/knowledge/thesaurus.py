@@ -200,7 +200,52 @@ ACTIONS: tuple[tuple[str, ...], ...] = (
      "after hours", "after-hours", "overnight"),
     ("weekdays", "monday to friday", "working days", "workdays"),
     ("weekend", "weekends", "saturday and sunday"),
+    ("allowed", "permitted", "approved", "consent", "permission", "authorised", "authorized"),
 )  # fmt: skip
+
+# Kinds of pet, and the words for pets in general that say each of them, by language:
+# "can we get a rabbit?" is answered by the lease's "any other pet needs written
+# consent". One way only: a line about the dog says nothing of pets in general.
+PETS: dict[str, tuple[str, str]] = {
+    "English": (
+        "dog dogs puppy puppies cat cats kitten kittens rabbit rabbits bunny hamster hamsters"
+        " guinea pig pigs bird birds budgie parrot fish goldfish tortoise turtle ferret mouse"
+        " mice rat rats snake lizard",
+        "pet pets animal animals",
+    ),
+    "German": (
+        "Hund Hunde Hündchen Welpe Welpen Katze Katzen Kätzchen Kater Kaninchen Hase Hasen"
+        " Meerschweinchen Hamster Vogel Vögel Wellensittich Papagei Fisch Fische Goldfisch"
+        " Schildkröte Frettchen Maus Mäuse Ratte Ratten Schlange",
+        "Haustier Haustiere Tier Tiere Tierhaltung Haustierhaltung",
+    ),
+    "Dutch": (
+        "hond honden hondje puppy kat katten katje poes kater konijn konijnen cavia hamster"
+        " vogel vogels parkiet papegaai vis vissen goudvis schildpad fret muis muizen rat"
+        " ratten slang",
+        "huisdier huisdieren dier dieren",
+    ),
+    "French": (
+        "chien chiens chiot chat chats chaton lapin lapins cochon d'inde hamster oiseau"
+        " oiseaux perruche perroquet poisson poissons tortue furet souris rat rats serpent",
+        "animal animaux",
+    ),
+    "Spanish": (
+        "perro perros perrito cachorro gato gatos gatito conejo conejos cobaya hámster"
+        " pájaro pájaros periquito loro pez peces tortuga hurón ratón ratones rata serpiente",
+        "mascota mascotas animal animales",
+    ),
+    "Italian": (
+        "cane cani cagnolino cucciolo gatto gatti gattino coniglio conigli porcellino criceto"
+        " uccello uccelli pappagallo pesce pesci tartaruga furetto topo topi ratto serpente",
+        "animale animali",
+    ),
+    "Portuguese": (
+        "cão cães cachorro cachorrinho gato gatos gatinho coelho coelhos porquinho hamster"
+        " pássaro pássaros periquito papagaio peixe peixes tartaruga furão rato ratos cobra",
+        "animal animais",
+    ),
+}
 
 # Things that stand in for one another: a question about the microwave's warranty is
 # not answered by the dishwasher's, nor the vet's number by customer service's, nor

@@ -316,4 +316,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("boeket", "bos bloemen", "ruiker"),
     ("bloemist", "bloemenwinkel", "bloemenzaak", "bloemenhandel", "fleuriste"),
     ("slager", "slagerij", "beenhouwer", "beenhouwerij"),
+    # --- Toestemming ---
+    ("toegestaan", "toestemming", "goedkeuring", "veroorloofd", "permissie"),
 )

@@ -362,4 +362,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("vacarme", "boucan", "raffut", "tapage", "barouf", "tintamarre"),
     ("en semaine", "jours de semaine", "du lundi au vendredi", "jours ouvrables", "jours ouvrés"),
     ("week-end", "weekend", "fin de semaine", "samedi et dimanche"),
+    # --- Permission ---
+    ("avoir le droit", "autorisé", "autorisation", "permis", "permission", "accord écrit"),
 )

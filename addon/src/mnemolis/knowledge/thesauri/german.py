@@ -334,4 +334,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "Fleischhauer",
         "Fleischhauerei",
     ),
+    # --- Erlaubnis ---
+    ("erlaubt", "gestattet", "genehmigt", "zulässig", "Erlaubnis", "Genehmigung", "Zustimmung"),
 )

@@ -350,4 +350,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "infrasettimanale",
     ),
     ("fine settimana", "weekend", "week-end", "sabato e domenica", "finesettimana"),
+    # --- Permesso ---
+    ("consentito", "permesso", "autorizzato", "autorizzazione", "consenso", "è ammesso"),
 )

@@ -450,4 +450,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("à noite", "de noite", "noite", "período noturno", "horário noturno"),
     ("dias úteis", "dias de semana", "de segunda a sexta", "durante a semana"),
     ("fim de semana", "fim-de-semana", "sábado e domingo", "fds"),
+    # --- Autorização ---
+    ("permitido", "autorizado", "autorização", "permissão", "consentimento"),
 )

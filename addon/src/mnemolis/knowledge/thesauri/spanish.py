@@ -558,4 +558,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "días laborales",
     ),
     ("fin de semana", "finde", "sábado y domingo"),
+    # --- Permiso ---
+    ("permitido", "se permite", "autorizado", "permiso", "autorización", "consentimiento"),
 )
