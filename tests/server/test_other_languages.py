@@ -1664,3 +1664,16 @@ async def test_a_kind_of_pet_and_permission_are_said_by_their_general_words(
     question = "On a le droit d'avoir un lapin ?"
     body = await _asked(client, question, "fr")
     assert "autorisée" in body["result"], body["result"]
+
+
+def test_in_another_language_the_words_outweigh_the_models_meaning() -> None:
+    """The bundled model reads English: between French texts it put a line on the
+    flat's stopcock (words 0.53, meaning 0.62) before the lease's pets clause (words
+    0.75, meaning 0.24). In another language the words weigh more; in English both
+    weigh alike."""
+    clause = relevance.Match(0.75, 0.24, alone=False)
+    stopcock = relevance.Match(0.53, 0.62, alone=False)
+    assert clause.value > stopcock.value
+    clause = relevance.Match(0.75, 0.24)
+    stopcock = relevance.Match(0.53, 0.62)
+    assert clause.value < stopcock.value

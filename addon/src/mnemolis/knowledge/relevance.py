@@ -57,6 +57,8 @@ AGREE = 0.4  # words and the model both at least this far also answer: two signa
 # this near, and its passage did not say what it asked for (``names_what_is_asked``).
 NEAREST_SIMILARITY = 0.42
 WORDS_SURE = 0.75
+# In another language the bundled model's cosine says little: words weigh this much.
+FOREIGN_WORDS_SHARE = 0.65
 
 
 def fold(word: str) -> str:
@@ -2106,7 +2108,11 @@ class Match:
     @property
     def value(self) -> float:
         """One figure to compare texts by (documents against memories too)."""
-        return self.words if self.meaning is None else (self.words + self.meaning) / 2
+        if self.meaning is None:
+            return self.words
+        if not self.alone:
+            return FOREIGN_WORDS_SHARE * self.words + (1 - FOREIGN_WORDS_SHARE) * self.meaning
+        return (self.words + self.meaning) / 2
 
 
 def match(
