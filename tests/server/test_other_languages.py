@@ -1677,3 +1677,32 @@ def test_in_another_language_the_words_outweigh_the_models_meaning() -> None:
     clause = relevance.Match(0.75, 0.24)
     stopcock = relevance.Match(0.53, 0.62)
     assert clause.value < stopcock.value
+
+
+def test_when_again_is_answered_by_the_next_one_not_the_last() -> None:
+    """ "Wann muss der Wagen wieder zur HU?": last year's log entry says "HU" as much as
+    the line "Nächste HU: Mai 2027", and the English model puts it nearer; asked when
+    again, the next one answers (and in Dutch, "weer" and "Volgende APK")."""
+
+    def line(n: int, content: str, similarity: float) -> Passage:
+        hit = Hit(n, "wagen.txt", n, "Logbuch", content, 1.0)
+        return Passage("household", hit, "wagen.txt", 0.03, similarity)
+
+    for language, question, last, upcoming in (
+        (
+            "de",
+            "Wann muss der Wagen wieder zur HU?",
+            "12.05.2025  61.200   Hauptuntersuchung (HU) bestanden   121,00 €",
+            "Nächste HU: Mai 2027\nNächste Inspektion: bei 75.000 km oder im April 2026",
+        ),
+        (
+            "nl",
+            "Wanneer moet de auto weer naar de APK?",
+            "14.03.2025  48.100   APK auto goedgekeurd          45,00 €",
+            "Volgende APK: maart 2026\nVolgende beurt: bij 60.000 km of in oktober 2026",
+        ),
+    ):
+        log, next_one = line(1, last, 0.5), line(2, upcoming, 0.35)
+        with asked_in(language):
+            ranked = rag._judged(question, {}, [log, next_one], None, True)
+        assert ranked and ranked[0][1] is next_one, [p.hit.content for _, p in ranked]

@@ -1255,6 +1255,31 @@ def _pet_said(tongue: str | None, word: str, stems: frozenset[str]) -> bool:
     return asked in kinds and not stems.isdisjoint(pets)
 
 
+# "When is the next service due?", "Wann muss der Wagen wieder zur HU?": when a thing
+# comes round again, which the line naming the next one says, not a past log entry.
+_ASKS_NEXT = re.compile(
+    r"^[\s\u00bf\u00a1]*(?:when|wann|wanneer|quand|cu[aá]ndo|quando)\b.*\b(?:next|due|again"
+    r"|wieder|nächste[nmrs]?|fällig|erneut|weer|volgende|opnieuw|prochaine?s?|de nouveau"
+    r"|à nouveau|pr[oó]xim[oa]s?|otra vez|de nuevo|prossim[oaie]|di nuovo|outra vez|de novo)\b",
+    re.I,
+)
+_SAYS_NEXT = re.compile(
+    r"\b(?:next|due|nächste[nmrs]?|fällig|volgende|prochaine?s?|pr[oó]xim[oa]s?"
+    r"|prossim[oaie])\b",
+    re.I,
+)
+
+
+def asks_next(question: str) -> bool:
+    """Whether a question asks when a thing comes round again ("when is it due?")."""
+    return _ASKS_NEXT.match(asked(question)) is not None
+
+
+def says_next(text: str) -> bool:
+    """Whether a text names the next time of a thing ("Nächste HU: …", "due on …")."""
+    return _SAYS_NEXT.search(text) is not None
+
+
 def joins_words(question: str) -> bool:
     """Whether a question is in a language that writes its compounds as one word."""
     return joins_compounds(foreign(question))

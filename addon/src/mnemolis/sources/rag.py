@@ -1260,6 +1260,7 @@ def _judged(
         or relevance.ASKS_MONEY.match(itself)
     )
     should = foreign(question) is not None and foreign_kinds.asks_what_it_should_be(question)
+    again = relevance.asks_next(question)
     files = {Path(p.hit.path).name for p in passages}
     plain = asked_plainly(question) and not how  # "how do I …?" is answered by commands too
     context, aside = _known_records(question, passages)
@@ -1354,6 +1355,10 @@ def _judged(
     # are noise, and what the passage's heading or row label says decides.
     grain = FOREIGN_GRAIN if foreign(question) else 0.0
     scored.sort(key=lambda t: (-_grained(t[1], grain), -t[2], t[3]))
+    if again:
+        # "Wann muss der Wagen wieder zur HU?": the line naming the next one ("Nächste HU:
+        # Mai 2027") answers before last year's log entry, which says the words too.
+        scored.sort(key=lambda t: not relevance.says_next(relevance.mentions(t[4].hit.content)[0]))
     scored = _entry_opening(question, weights, scored)
     ranked = [(m, p) for m, _, _, _, p in scored]
     if ranked:
