@@ -1706,3 +1706,26 @@ def test_when_again_is_answered_by_the_next_one_not_the_last() -> None:
         with asked_in(language):
             ranked = rag._judged(question, {}, [log, next_one], None, True)
         assert ranked and ranked[0][1] is next_one, [p.hit.content for _, p in ranked]
+
+
+async def test_open_is_said_by_opening_hours(make_client: Client, tmp_path: Path) -> None:
+    """ "Wann hat die Apotheke offen?": the pharmacy's row gives its "Öffnungszeiten",
+    never "offen" (and in Spanish, "¿Cuándo está abierta la farmacia?" by its
+    "horario")."""
+    notes = {
+        "kontakte.md": (
+            "# Kontakte\n\n| Rolle | Name | Telefon | Notizen |\n|---|---|---|---|\n"
+            "| Apotheke | Linden-Apotheke | 030 555 0190 | Öffnungszeiten Mo–Sa 8–19 Uhr |\n"
+            "| Hausarzt | Dr. Brandt | 030 555 0191 | Termine nur telefonisch |\n"
+        ),
+        "contactos.md": (
+            "# Contactos\n\n| Rol | Nombre | Teléfono | Notas |\n|---|---|---|---|\n"
+            "| Farmacia | Farmacia Lozano | 91 000 44 10 | horario de 9:30 a 21:00 |\n"
+            "| Pediatra | Dra. Mora | 91 000 44 11 | cita previa por la app |\n"
+        ),
+    }
+    client = await household_client(make_client, tmp_path / "roots", notes)
+    body = await _asked(client, "Wann hat die Apotheke offen?", "de")
+    assert "8–19" in body["result"], body["result"]
+    body = await _asked(client, "¿Cuándo está abierta la farmacia?", "es")
+    assert "21:00" in body["result"], body["result"]

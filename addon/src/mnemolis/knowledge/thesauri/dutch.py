@@ -318,4 +318,5 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("slager", "slagerij", "beenhouwer", "beenhouwerij"),
     # --- Toestemming ---
     ("toegestaan", "toestemming", "goedkeuring", "veroorloofd", "permissie"),
+    ("open", "geopend", "openingstijden", "openingsuren", "spreekuur"),
 )

@@ -364,4 +364,5 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("week-end", "weekend", "fin de semaine", "samedi et dimanche"),
     # --- Permission ---
     ("avoir le droit", "autorisé", "autorisation", "permis", "permission", "accord écrit"),
+    ("ouvert", "ouverte", "horaires d'ouverture", "heures d'ouverture", "horaires"),
 )

@@ -336,4 +336,5 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ),
     # --- Erlaubnis ---
     ("erlaubt", "gestattet", "genehmigt", "zulässig", "Erlaubnis", "Genehmigung", "Zustimmung"),
+    ("offen", "geöffnet", "Öffnungszeiten", "Sprechzeiten", "Sprechstunde"),
 )

@@ -352,4 +352,5 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("fine settimana", "weekend", "week-end", "sabato e domenica", "finesettimana"),
     # --- Permesso ---
     ("consentito", "permesso", "autorizzato", "autorizzazione", "consenso", "è ammesso"),
+    ("aperto", "aperta", "apre", "orari", "orario", "orari di apertura"),
 )

@@ -452,4 +452,5 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("fim de semana", "fim-de-semana", "sábado e domingo", "fds"),
     # --- Autorização ---
     ("permitido", "autorizado", "autorização", "permissão", "consentimento"),
+    ("aberto", "aberta", "abre", "horário", "horários", "horário de funcionamento"),
 )

@@ -560,4 +560,5 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("fin de semana", "finde", "sábado y domingo"),
     # --- Permiso ---
     ("permitido", "se permite", "autorizado", "permiso", "autorización", "consentimiento"),
+    ("abierto", "abierta", "abre", "horario", "horarios", "horario de apertura"),
 )
