@@ -1715,7 +1715,7 @@ async def test_open_is_said_by_opening_hours(make_client: Client, tmp_path: Path
     notes = {
         "kontakte.md": (
             "# Kontakte\n\n| Rolle | Name | Telefon | Notizen |\n|---|---|---|---|\n"
-            "| Apotheke | Linden-Apotheke | 030 555 0190 | Öffnungszeiten Mo–Sa 8–19 Uhr |\n"
+            "| Apotheke | Linden-Apotheke | 030 555 0190 | Öffnungszeiten Mo-Sa 8-19 Uhr |\n"
             "| Hausarzt | Dr. Brandt | 030 555 0191 | Termine nur telefonisch |\n"
         ),
         "contactos.md": (
@@ -1726,6 +1726,6 @@ async def test_open_is_said_by_opening_hours(make_client: Client, tmp_path: Path
     }
     client = await household_client(make_client, tmp_path / "roots", notes)
     body = await _asked(client, "Wann hat die Apotheke offen?", "de")
-    assert "8–19" in body["result"], body["result"]
+    assert "8-19" in body["result"], body["result"]
     body = await _asked(client, "¿Cuándo está abierta la farmacia?", "es")
     assert "21:00" in body["result"], body["result"]
