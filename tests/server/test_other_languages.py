@@ -4,18 +4,21 @@ its sentences in any language."""
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import snowballstemmer
 
 from mnemolis.knowledge import foreign_kinds, relevance
 from mnemolis.knowledge.database import DocumentDatabase, Hit
 from mnemolis.knowledge.documents import Passage
 from mnemolis.knowledge.foreign_kinds import other_day
 from mnemolis.knowledge.text import query_tokens
-from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of
+from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of, unaccented
 from mnemolis.sentences import split_sentences
 from mnemolis.sources import rag
 
@@ -1729,3 +1732,45 @@ async def test_open_is_said_by_opening_hours(make_client: Client, tmp_path: Path
     assert "8-19" in body["result"], body["result"]
     body = await _asked(client, "¿Cuándo está abierta la farmacia?", "es")
     assert "21:00" in body["result"], body["result"]
+
+
+def test_words_stemmed_on_several_threads_at_once_are_stemmed_right() -> None:
+    """The memory search stems a question's words on a worker thread while the documents
+    are judged on another: a Snowball stemmer keeps the word it works on in itself, and
+    one shared between threads cut words wrong or raised mid-word ("source memory failed
+    unexpectedly")."""
+    parts = ("haus", "garten", "wasser", "strom", "heiz", "fenster", "keller", "dach")
+    ends = ("schlüssel", "leitung", "anlage", "zähler", "kasten", "hahn", "platz", "rinne")
+    runs = [
+        [
+            f"{a}{b}{'ungen' if n % 2 else 'en'}{'x' * (run * 12 + n)}"
+            for a in parts
+            for b in ends
+            for n in range(12)
+        ]
+        for run in range(4)
+    ]
+    # Each word's stem, worked out first on this thread alone.
+    truth = snowballstemmer.stemmer("german")
+    right = {w: unaccented(truth.stemWord(w)) for words in runs for w in words}
+    wrong: list[str] = []
+
+    def stem_all(words: list[str]) -> None:
+        for word in words:
+            try:
+                if stem_in("German", word) != right[word]:
+                    wrong.append(word)
+            except (IndexError, AssertionError):
+                wrong.append(word)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, as a busy server does
+    try:
+        threads = [threading.Thread(target=stem_all, args=(words,)) for words in runs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong, wrong[:5]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -423,9 +424,21 @@ def foreign(text: str) -> str | None:
     return name if name in _STEMMERS else None
 
 
-@functools.lru_cache(maxsize=16)
+# Each thread's Snowball stemmers: a stemmer keeps the word it works on in itself, so
+# one shared by the event loop and a worker thread (the memory search stems on one while
+# the documents' judging stems on the other) cut words wrong or raised mid-word.
+_THREAD = threading.local()
+
+
 def _stemmer(name: str) -> Any:  # a snowballstemmer Stemmer (untyped)
-    return snowballstemmer.stemmer(_STEMMERS[name])
+    """This thread's stemmer for a language."""
+    stemmers: dict[str, Any] | None = getattr(_THREAD, "stemmers", None)
+    if stemmers is None:
+        stemmers = _THREAD.stemmers = {}
+    found = stemmers.get(name)
+    if found is None:
+        found = stemmers[name] = snowballstemmer.stemmer(_STEMMERS[name])
+    return found
 
 
 @functools.lru_cache(maxsize=65536)
