@@ -1774,3 +1774,29 @@ def test_words_stemmed_on_several_threads_at_once_are_stemmed_right() -> None:
     finally:
         sys.setswitchinterval(interval)
     assert not wrong, wrong[:5]
+
+
+async def test_a_sentence_that_sends_the_reader_on_is_no_answer(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "Der Trockner zeigt F07, was nun?": the manual's "Meist ist das Sieb voll. Siehe
+    Fehlercode F07." only sends the reader to the code's row, which answers (the English
+    model calls that German row unrelated); a closing "…, siehe oben" after an answer
+    still answers."""
+    notes = {
+        "trockner.html": (
+            "<html><body><h1>Trockner Nordholm T 300</h1>"
+            "<h2>Wenn die Wäsche nicht trocken wird</h2>"
+            "<p>Meist ist das Flusensieb voll oder der Kondensatbehälter. Siehe Fehlercode F07."
+            "</p><h2>Fehlercodes</h2><table>"
+            "<tr><th>Code</th><th>Bedeutung</th><th>Was tun?</th></tr>"
+            "<tr><td>F07</td><td>Luftweg verstopft</td><td>Flusensieb und Wärmetauscher"
+            " ausspülen</td></tr>"
+            "<tr><td>F12</td><td>Behälter voll</td><td>Kondensatbehälter leeren</td></tr>"
+            "</table></body></html>"
+        ),
+    }
+    client = await model_household_client(make_client, tmp_path, embedding_model, notes)
+    body = await _asked(client, "Der Trockner zeigt F07, was nun?", "de")
+    assert "Wärmetauscher" in body["result"], body["result"]
+    assert "Siehe" not in body["result"], body["result"]

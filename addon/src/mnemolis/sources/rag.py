@@ -273,7 +273,14 @@ def _wrapped(line: str, following: str) -> bool:
 _CROSS_REFERENCE = re.compile(
     r"\b(?:see|read|refer to|check|consult|look at|described in|explained in|covered in)\b"
     r"[^.;]{0,40}?\b(?:section|chapter|question|faq|part|item|page|\u00a7)\s*\d"
-    r"|[\"\u201c][^\"\u201d\n]{3,200}\?[\"\u201d]",
+    r"|[\"\u201c][^\"\u201d\n]{3,200}\?[\"\u201d]"
+    # A sentence that only sends the reader on: "Siehe Fehlercode E24.", "Zie hieronder.",
+    # "Voir la section 3." (not a closing "…, siehe oben" after the answer itself).
+    r"|(?:^|(?<=[.!?]\s)|(?<=\n))(?:siehe|zie|voir|v[ée]ase|vedi|veja)\b[^.;]{0,40}?\b(?:\w*code"
+    r"|codice|c[óo]digo"
+    r"|abschnitt|kapitel|seite|oben|unten|hoofdstuk|pagina|hierboven|hieronder|section"
+    r"|chapitre|page|ci-dessus|ci-dessous|secci[óo]n|cap[íi]tulo|p[áa]gina|arriba|abajo"
+    r"|sezione|capitolo|sopra|sotto|se[cç][ãa]o|acima|abaixo)\b",
     re.IGNORECASE,
 )
 _NUMBERING = re.compile(r"\s*(?:\(?[A-Za-z]?\d{1,3}(?:\.\d{1,3})*[.):]?\)?|Q[.:]|[-*+\u2022])\s+")
