@@ -177,8 +177,8 @@ def test_the_language_a_request_names_is_the_questions() -> None:
 
 
 async def test_a_word_of_another_language_is_no_slip(make_client: Client, tmp_path: Path) -> None:
-    """The English dictionary cannot tell a German word from a slip: "heute" stays, though
-    the notes hold "Hefte" one letter away."""
+    """The English dictionary cannot tell a German word from a slip, the German one can:
+    "heute" stays, though the notes hold "Hefte" one letter away."""
     client = await household_client(make_client, tmp_path / "roots", {"wohnung.md": WOHNUNG})
     store = store_of(client)
     assert await store.respelled("Wo liegen heute die Protokolle?") == (
@@ -186,6 +186,46 @@ async def test_a_word_of_another_language_is_no_slip(make_client: Client, tmp_pa
     )
     with asked_in("de"):
         assert await store.respelled("Was ist heute los?") == "Was ist heute los?"
+
+
+GERAETE = """# Geräte
+
+## Spülmaschine
+Zeigt die Spülmaschine E24, ist das Abpumpen gestört: das Sieb reinigen.
+
+## Waschmaschine
+Zeigt die Waschmaschine E24, ist die Tür nicht verriegelt: die Tür fest zudrücken.
+
+## Garten
+Der Code der Gartentür ist 4711.
+
+## Vaatwasser
+De afwasmachine staat op het eco-programma.
+"""
+
+
+async def test_a_slip_in_another_language_is_mended_by_its_dictionary(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """A word that is neither in the language's dictionary nor two of its words joined is a
+    typing slip of the one word the notes hold a letter away: "Spülmaschiene" asks about
+    the dishwasher's E24, not the washing machine's. "Gartentor" (Garten + Tor) is a
+    word of its own, not a slip of the notes' "Gartentür"; Spanish, whose list holds no
+    plurals or verb forms, mends nothing."""
+    client = await household_client(make_client, tmp_path / "roots", {"geraete.md": GERAETE})
+    store = store_of(client)
+    with asked_in("de"):
+        assert "spülmaschine zeigt" in await store.respelled("Die Spülmaschiene zeigt E24?")
+        gate = "Wie lautet der Code vom Gartentor?"
+        assert await store.respelled(gate) == gate
+    with asked_in("nl"):
+        assert "afwasmachine" in await store.respelled("Welk programma heeft de afwasmachiene?")
+    with asked_in("es"):
+        question = "¿Qué programa tiene la afwasmachiene?"
+        assert await store.respelled(question) == question
+    answer = await _asked(client, "Die Spülmaschiene zeigt E24, was nun?", "de")
+    assert "Sieb reinigen" in answer["result"], answer["result"]
+    assert "verriegelt" not in answer["result"], answer["result"]
 
 
 def test_how_a_question_is_put_carries_no_subject() -> None:

@@ -876,7 +876,9 @@ class DocumentDatabase:
                     continue
                 # Stems are short ("recyl", "recal"): the words themselves must be a slip apart.
                 spelled = [self._spelled(conn, t) for t in slips]
-                out[word] = [w for w in spelled if w and relevance.one_edit(word, w)]
+                out[word] = [
+                    w for w in spelled if w and relevance.one_edit(word, relevance.fold(w))
+                ]
             return out
 
         if not words:

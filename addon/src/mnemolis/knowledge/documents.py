@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import textmatch
+from .. import textmatch, wordlist
 from ..errors import InvalidArgument, MnemolisError, NotFound, Unavailable
 from ..language import ENGLISH, language_of
 from ..llm import bundled as bundled_model
@@ -74,6 +74,19 @@ def _hybrid_weights(q: str) -> tuple[float, float]:
 #: A per-source term counter: (document frequency per term, documents counted).
 TermCounter = Callable[[list[str]], tuple[dict[str, int], int]]
 Speller = Callable[[list[str]], Spellings]
+
+
+def _dictionary(tongue: str) -> Callable[[str], bool] | None:
+    """Whether a word is one of the question's language, or None without a list of them:
+    English's are the embedding model's ("steps" is a word, never a slip of "stops")."""
+    if tongue == ENGLISH:
+        english = bundled_model.english_words()
+        return english.__contains__ if english else None
+    words = wordlist.words_of(tongue)
+    if words is None:
+        return None
+    english = bundled_model.english_words()  # a borrowed word ("Pizza", "Router") is one
+    return lambda w: w in english or wordlist.is_word(tongue, words, w)
 
 
 def rag_limit(value: object) -> int:
@@ -930,21 +943,23 @@ class Documents:
         hold: "when's the recyling collected?" asks about "recycling", whole, for the word
         weights, the thesaurus and the embedding model alike."""
         question = relevance.plainly_put(textmatch.unshortened(question))  # "how do u …"
-        english = bundled_model.english_words()  # "steps" is a word, never a slip of "stops"
-        # Without a dictionary to tell words from slips, nothing is mended: the English
+        tongue = language_of(question)
+        # Only a dictionary of the question's language tells words from slips: the English
         # one would read "heute" as a slip of the household's "Hefte".
-        if not english or language_of(question) != ENGLISH:
+        known = await off_loop(functools.partial(_dictionary, tongue))  # read on first use
+        if known is None:
             return question
         words = [
             w
             for w in dict.fromkeys(relevance.fold(t) for t in query_tokens(question))
             if w.isalpha()
             and len(w) >= relevance.TYPO_MIN
-            and w not in english
+            and not known(w)
             and not relevance.in_thesaurus(w)
         ]
+        english = tongue == ENGLISH
         # Speech drops the g of "-ing" ("when does it need replacin'"): the word whole.
-        for w in [w for w in words if w.endswith("in") and w + "g" in english]:
+        for w in [w for w in words if english and w.endswith("in") and known(w + "g")]:
             question = re.sub(rf"\b{re.escape(w)}\b'?", w + "g", question, flags=re.IGNORECASE)
             words.remove(w)
         if not words:
@@ -954,8 +969,9 @@ class Documents:
         household: list[Speller] = [self.databases[n].spellings for n in self.user_databases()]
         if also is not None:
             household.extend(also())
+        # Mnemolis's docs are English: their "temperature" is no slip of "temperatura".
         bundled: list[Speller] = [
-            db.spellings for n, db in self.databases.items() if n == BUNDLED_NAME
+            db.spellings for n, db in self.databases.items() if n == BUNDLED_NAME and english
         ]
 
         def read(parts: list[Speller]) -> tuple[set[str], dict[str, set[str]]]:
@@ -987,9 +1003,14 @@ class Documents:
             return fixes
 
         fixes = await off_loop(run)
-        for wrong, right in fixes.items():
-            question = re.sub(rf"\b{re.escape(wrong)}\b", right, question, flags=re.IGNORECASE)
-        return question
+        if not fixes:
+            return question
+        # The words are compared folded: "Spülmaschiene" is mended as "spulmaschiene".
+        return re.sub(
+            r"[^\W\d_]+",
+            lambda m: fixes.get(relevance.fold(m.group()), m.group()),
+            question,
+        )
 
     def problems(self) -> list[str]:
         """What is wrong with the registry or a database, for readiness (empty when well)."""
