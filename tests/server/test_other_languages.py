@@ -176,6 +176,20 @@ def test_the_language_a_request_names_is_the_questions() -> None:
         assert foreign("Welchen Druck soll die Heizung haben?") is None
 
 
+def test_a_short_word_is_the_last_part_of_a_compound_of_two_words() -> None:
+    """ "Öl" is said by "Motoröl" (Motor + Öl, both German words) and "Tor" by
+    "Gartentor"; "Alkohol" and "Motor" end with the same letters but are no compounds."""
+    with asked_in("de"):
+        oil = "Welches Öl kommt in den Rasenmäher?"
+        assert relevance.word_coverage(oil, None, "Rasenmäher: Motoröl SAE 30") > 0.5
+        assert relevance.word_coverage(oil, None, "Rasenmäher: kein Alkohol im Benzin") < 0.5
+        gate = "Wo hängt der Schlüssel fürs Tor?"
+        assert (
+            relevance.word_coverage(gate, None, "Der Schlüssel vom Gartentor hängt im Flur.") > 0.7
+        )
+        assert relevance.word_coverage(gate, None, "Der Schlüssel vom Motor hängt im Flur.") < 0.7
+
+
 async def test_a_word_of_another_language_is_no_slip(make_client: Client, tmp_path: Path) -> None:
     """The English dictionary cannot tell a German word from a slip, the German one can:
     "heute" stays, though the notes hold "Hefte" one letter away."""

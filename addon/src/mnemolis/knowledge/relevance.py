@@ -20,10 +20,10 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 
-from .. import textmatch
+from .. import textmatch, wordlist
 from ..language import (
     HEAD_MIN,
     LINKING,
@@ -801,6 +801,7 @@ def word_coverage(
             w in joined
             or _compound_met(stem_in(tongue or "", w), inflected)
             or _compound_met(w, whole)
+            or _short_head_met(tongue or "", w, whole)
         ):
             # "Druck" is said by "Wasserdruck", "Kaltmiete" by "kalt" and "Grundmiete", as a
             # synonym is; "Fahrradkeller" never by "Keller" alone, another cellar.
@@ -1296,6 +1297,22 @@ def _compound_met(word: str, stems: frozenset[str]) -> bool:
     )
 
 
+def _short_head_met(tongue: str, word: str, whole: frozenset[str]) -> bool:
+    """Whether a short word ("Öl", "Tor") is the last part of a compound of the texts whose
+    first part is a word of the language ("Motor|öl", "Garten|tor"): too short to be
+    taken for a compound's head by its letters alone ("Alkohol", "Motor")."""
+    if not HEAD_MIN > len(word) >= 2 or not word.isalpha():
+        return False
+    words = wordlist.words_of(tongue)
+    if words is None or word not in words:
+        return False
+    return any(
+        t.endswith(word) and _first_part_in(t[: -len(word)], words, least=HEAD_MIN)
+        for t in whole
+        if len(t) >= len(word) + HEAD_MIN
+    )
+
+
 def _joined_in(tongue: str, words: tuple[str, ...], whole: frozenset[str]) -> frozenset[str]:
     """The question's words that a compound of the texts joins ("Strom" and "verbraucht"
     in "Stromverbrauch", "Garten" and "Wasserhahn" in "Gartenwasserhahn")."""
@@ -1318,15 +1335,15 @@ def _joined_in(tongue: str, words: tuple[str, ...], whole: frozenset[str]) -> fr
     return frozenset(found)
 
 
-def _first_part_in(part: str, stems: frozenset[str]) -> bool:
+def _first_part_in(part: str, stems: Container[str], least: int = 3) -> bool:
     """Whether a compound's first part is one of the stems, with or without the linking
     letters German and Dutch put between parts ("Gemeinschaft-s-arbeit")."""
-    return len(part) >= 3 and (
+    return len(part) >= least and (
         part in stems
         or any(
             part[: -len(link)] in stems
             for link in LINKING
-            if part.endswith(link) and len(part) - len(link) >= 3
+            if part.endswith(link) and len(part) - len(link) >= least
         )
     )
 
