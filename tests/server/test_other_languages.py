@@ -242,6 +242,38 @@ async def test_a_slip_in_another_language_is_mended_by_its_dictionary(
     assert "verriegelt" not in answer["result"], answer["result"]
 
 
+GEBRAUCH = """# Geräte
+
+## Trockner
+Der Knitterschutz bewegt die Trommel nach dem Programmende noch eine Weile. Drücken Sie
+dazu die Taste „Knitter“ zwei Sekunden lang.
+
+## Forno
+Il blocco tasti impedisce ai bambini di cambiare programma. Tenere premuto il tasto con
+la chiave per tre secondi finché si accende la spia.
+"""
+
+
+async def test_how_to_in_another_language_is_read_on_to_what_to_do(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wie stelle ich … ein?" and "Come si attiva …?" ask what to do: the sentence that
+    says what the thing is reads on to the one that tells it ("Drücken Sie …", "Tenere
+    premuto …"). "Come si chiama …?" asks a name, not how."""
+    client = await household_client(make_client, tmp_path / "roots", {"geraete.md": GEBRAUCH})
+    german = await _asked(client, "Wie stelle ich beim Trockner den Knitterschutz ein?", "de")
+    assert "Drücken Sie" in german["result"], german["result"]
+    italian = await _asked(client, "Come si attiva il blocco tasti del forno?", "it")
+    assert "Tenere premuto" in italian["result"], italian["result"]
+    with asked_in("it"):
+        assert rag.asks_how("Come si attiva il blocco tasti?")
+        assert not rag.asks_how("Come si chiama la pediatra?")
+    with asked_in("fr"):
+        assert rag.asks_how("Ça sent le gaz, je fais quoi ?")
+        assert rag.instructs("Ça sent le gaz ?", "Ouvrir les fenêtres et couper le gaz.")
+        assert not rag.instructs("Ça sent le gaz ?", "Le gaz arrive par la cour.")
+
+
 def test_how_a_question_is_put_carries_no_subject() -> None:
     """What English drops ("actually", "tell me", "where") is dropped in German and Dutch
     too: their particles ("eigentlich", "doch", "even") and the question words Dutch's

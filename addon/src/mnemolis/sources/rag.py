@@ -99,6 +99,50 @@ _INSTRUCTION = re.compile(
     rf"(?:^|[,;:.]\s+|\bthen\s+)(?:please\s+)?(?:{'|'.join(_DOING.split())})\b", re.IGNORECASE
 )
 _NEGATION = re.compile(r"\b(?:do not|don't|never|stop|avoid)\b", re.IGNORECASE)
+# The same in the other languages: "Wie mache ich …?", "Hoe zet ik …?", "Comment on …?",
+# "¿Cómo se …?", "Come si …?", "Como é que se …?", and what to do ("Was soll ich tun?", "je
+# fais quoi ?", "cosa devo fare?"); never what a thing is called ("come si chiama").
+_HOW_FOREIGN = re.compile(
+    r"\b(?:wie\s+\w+\s+(?:ich|man|wir)|was\s+(?:muss|soll|sollte|kann)\s+(?:ich|man|wir)"
+    r"\s+(?:tun|machen)|hoe\s+(?:\w+\s+)?(?:ik|je|we|men)|wat\s+(?:moet|kan|moeten)\s+"
+    r"(?:ik|we|je)\s+doen|comment\s+(?:est-ce\s+qu'?\s*)?(?:on|je|j'|nous|faire)|(?:je|on)\s+"
+    r"fai[st]\s+quoi|que\s+(?:dois-je|faire)|c[oó]mo\s+(?:se|puedo|podemos|hago|hacemos"
+    r"|debo|tengo)|qu[eé]\s+(?:hago|hacemos|tengo\s+que\s+hacer|debo\s+hacer)|come\s+"
+    r"(?:si|posso|possiamo|faccio|facciamo|devo)|(?:cosa|che)\s+(?:devo|dobbiamo|posso"
+    r"|faccio|facciamo)|como\s+(?:[eé]\s+que\s+)?(?:se|posso|podemos|fa[cç]o|fazemos"
+    r"|devo)|o\s+que\s+(?:fa[cç]o|fazemos|devo\s+fazer))\b"
+    r"(?!\s+(?:chiama|chiamano|llama|llaman|chama|chamam|appelle|heißt|heet)\b)",
+    re.IGNORECASE,
+)
+# A sentence that tells what to do, in the other languages, by its form: German's polite
+# imperative ("Halten Sie …"), French's ("Appuyez …"), and the infinitive that opens a
+# manual's step in French, Italian, Spanish and Portuguese ("Premere il tasto …",
+# "Abrir la llave …"). Dutch's imperative is a bare stem, which no form tells.
+_STEP_START = r"(?:^\s*(?:[-*•]|\d{1,2}[.)])?\s*|[,;:.]\s+|\b(?:dann|danach|zuerst|puis"
+_STEP_START += r"|ensuite|luego|después|poi|quindi|depois)\s+)"
+_INSTRUCTION_FOREIGN = {
+    "German": re.compile(_STEP_START + r"[A-ZÄÖÜ]\w+e?n\s+Sie\b"),
+    "French": re.compile(_STEP_START + r"(?!chez\b|premier\b|dernier\b)\w+(?:ez|er|ir)\b", re.I),
+    "Italian": re.compile(_STEP_START + r"\w{3,}(?:are|ere|ire)\b", re.I),
+    "Spanish": re.compile(_STEP_START + r"\w{2,}(?:ar|er|ir)\b", re.I),
+    "Portuguese": re.compile(_STEP_START + r"\w{2,}(?:ar|er|ir)\b", re.I),
+}
+
+
+def asks_how(question: str) -> bool:
+    """Whether a question asks how to do something, or what to do, in any language."""
+    if _HOW.match(relevance.asked(question)) is not None:
+        return True
+    return foreign(question) is not None and _HOW_FOREIGN.search(question) is not None
+
+
+def instructs(question: str, text: str) -> bool:
+    """Whether a sentence tells what to do, in the question's language."""
+    tongue = foreign(question)
+    pattern = _INSTRUCTION if tongue is None else _INSTRUCTION_FOREIGN.get(tongue)
+    return pattern is not None and pattern.search(text) is not None
+
+
 _STEPS = re.compile(r"```|^\s*\d{1,2}[.)]\s", re.MULTILINE)
 _POINTER = re.compile(r"\s*(?:[-*+]\s+)?\[[^\]]+\]\(([^)\s]+)\)")
 ENTRY_WORDS = 4  # a heading of this many words ending a sentence is an FAQ's entry
@@ -505,7 +549,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
             return text
         cut = text.rfind("\n", 0, QUOTE_MAX)
         return text[: cut if cut > 0 else QUOTE_MAX].rstrip() + "\n```"
-    how = _HOW.match(relevance.asked(question)) is not None
+    how = asks_how(question)
     if not how and relevance.only_tells(question):
         # "hot water's cold" under "The hot water has gone cold, what do I do?": the entry
         # asks what to do, and its answer is read on to that.
@@ -581,7 +625,7 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
     if how:
         # "How do I reset it?" is answered by what to do ("press and hold the reset button
         # …"), not by what happens then ("The boiler restarts …") though it says "boiler".
-        doing = [i for i, u in enumerate(units) if scores[i] > 0 and _INSTRUCTION.search(u)]
+        doing = [i for i, u in enumerate(units) if scores[i] > 0 and instructs(question, u)]
         if doing:
             best = max(doing, key=lambda i: (scores[i], -i))
     entry = heading.rsplit(" > ", 1)[-1].strip()
@@ -624,8 +668,8 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         how
         and start > 0
         and scores[start - 1] > 0
-        and _INSTRUCTION.search(units[start]) is not None
-        and _INSTRUCTION.search(units[start - 1]) is not None
+        and instructs(question, units[start])
+        and instructs(question, units[start - 1])
         and sum(len(u) + 1 for u in units[start - 1 : best + 1]) <= QUOTE_MAX
     ):
         start -= 1  # "what are the steps?": a procedure told in sentences, from its first
@@ -684,8 +728,8 @@ def quote(question: str, weights: dict[str, float], heading: str, content: str) 
         )
         gives = relevance.gives_more(question, " ".join(picked), units[i])
         # "What am I supposed to do?": the quote says what is wrong; what to do follows.
-        told_what = how and not any(_INSTRUCTION.search(u) for u in picked)
-        gives = gives or (told_what and _INSTRUCTION.search(units[i]) is not None)
+        told_what = how and not any(instructs(question, u) for u in picked)
+        gives = gives or (told_what and instructs(question, units[i]))
         # A record line that answers is the answer: the next record is another fact.
         answers = gives or (said[i] > 0 and not one_per_line and not record)
         if answers and not gives and kind_given and not asked_kind(units[i]):
@@ -1253,7 +1297,7 @@ def _judged(
         or (what_is and any(defines(question, u) for u in _units(answering_part(p.hit.content))))
     ]
     itself = relevance.asked(question)  # "The boiler's stopped. How do I reset it?"
-    how = _HOW.match(itself) is not None
+    how = asks_how(question)
     why = (
         relevance.ASKS_WHY.match(itself)
         or relevance.ASKS_WHEN_TO.match(itself)
