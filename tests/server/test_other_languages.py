@@ -274,6 +274,20 @@ async def test_how_to_in_another_language_is_read_on_to_what_to_do(
         assert not rag.instructs("Ça sent le gaz ?", "Le gaz arrive par la cour.")
 
 
+async def test_shorthand_is_not_written_out_where_it_is_a_word_of_the_language(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """German's "wen" asks whom, not "when" (a question for a time); English's "wen is bin
+    day" is still "when"."""
+    client = await household_client(make_client, tmp_path / "roots", {"wohnung.md": WOHNUNG})
+    store = store_of(client)
+    with asked_in("de"):
+        question = "Wen rufe ich wegen dem Keller an?"
+        assert await store.respelled(question) == question
+    with asked_in("en"):
+        assert (await store.respelled("wen is the Verein due")).startswith("when is")
+
+
 def test_how_a_question_is_put_carries_no_subject() -> None:
     """What English drops ("actually", "tell me", "where") is dropped in German and Dutch
     too: their particles ("eigentlich", "doch", "even") and the question words Dutch's

@@ -68,10 +68,24 @@ _NUMBER_NO_ASKED = re.compile(r"(?<=\w )no\.(?=\s*[?!]*\s*$)", re.IGNORECASE)
 _THING = re.compile(r"\b(some|any|every)\s+(thing)\b", re.IGNORECASE)
 
 
-def unshortened(text: str) -> str:
+# Shorthand that is a word of another language with another meaning: German's "wen" is
+# "whom" ("Wen rufe ich an?"), Spanish's "u" is "or" ("siete u ocho"). Where it means
+# the same ("wat" in Dutch), writing it out changes nothing the question asks.
+_FALSE_FRIENDS: dict[str, frozenset[str]] = {
+    "German": frozenset({"wen"}),
+    "Spanish": frozenset({"u"}),
+}
+
+
+def unshortened(text: str, language: str | None = None) -> str:
     """The text with chat shorthand written out ("how do u …" → "how do you …", "no. 12"
-    → "number 12", "the policy no.?" → "the policy number?", "some thing" → "something")."""
-    text = _SHORT.sub(lambda m: _SHORTHAND[m.group().lower()], text)
+    → "number 12", "the policy no.?" → "the policy number?", "some thing" → "something"),
+    but for the words that mean another thing in the ``language`` it is in."""
+    kept = _FALSE_FRIENDS.get(language or "", frozenset())
+    text = _SHORT.sub(
+        lambda m: m.group() if m.group().lower() in kept else _SHORTHAND[m.group().lower()],
+        text,
+    )
     text = _THING.sub(r"\1\2", text)
     return number_written(_NUMBER_NO.sub("number ", text))
 

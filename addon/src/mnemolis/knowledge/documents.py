@@ -942,8 +942,8 @@ class Documents:
         they hold a typing slip away — else, when they hold none, the one Mnemolis's docs
         hold: "when's the recyling collected?" asks about "recycling", whole, for the word
         weights, the thesaurus and the embedding model alike."""
-        question = relevance.plainly_put(textmatch.unshortened(question))  # "how do u …"
         tongue = language_of(question)
+        question = relevance.plainly_put(textmatch.unshortened(question, tongue))  # "how do u"
         # Only a dictionary of the question's language tells words from slips: the English
         # one would read "heute" as a slip of the household's "Hefte".
         known = await off_loop(functools.partial(_dictionary, tongue))  # read on first use
