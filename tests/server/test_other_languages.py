@@ -190,6 +190,41 @@ def test_a_short_word_is_the_last_part_of_a_compound_of_two_words() -> None:
         assert relevance.word_coverage(gate, None, "Der Schlüssel vom Motor hängt im Flur.") < 0.7
 
 
+def test_another_first_part_before_the_same_last_names_another_thing() -> None:
+    """ "Hausratversicherung" asked, a line about the "Autoversicherung" speaks of another
+    insurance; the plain "Versicherung", a closer name ("Gasabsperrhahn" for "Gashahn")
+    or a kind of the thing ("Außenwasserhahn" for "Wasserhahn") do not."""
+    with asked_in("de"):
+        asked = "Wie lautet die Nummer der Hausratversicherung?"
+        assert not relevance.names_no_sibling(asked, "Autoversicherung: Nummer KV-1234")
+        assert relevance.names_no_sibling(asked, "Die Hausratversicherung hat die Nummer 9.")
+        assert relevance.names_no_sibling(asked, "Versicherung: Nummer 7")
+        gas = "Ist der Gashahn offen?"
+        assert relevance.names_no_sibling(gas, "Gasabsperrhahn: quer ist zu.")
+        tap = "Wie mache ich den Wasserhahn winterfest?"
+        assert relevance.names_no_sibling(tap, "Außenwasserhahn: innen absperren.")
+    with asked_in("nl"):
+        health = "Wat is het polisnummer van de zorgverzekering?"
+        assert not relevance.names_no_sibling(health, "Reisverzekering, polisnummer RV-7")
+
+
+async def test_another_insurance_does_not_answer_for_the_one_asked(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """The travel insurance's policy number is not in the notes: the contents insurance's
+    "Polisnummer" line is no answer, though it says "polisnummer" (real embedding model)."""
+    policy = (
+        "# Verzekeringen\n\nSchade aan onze spullen dekt de inboedelverzekering van "
+        "Maasland, polisnummer IB-5521-3310-02.\n\nEigen risico: € 100 per schadegeval.\n"
+    )
+    files = {"verzekeringen.md": policy, "haus.md": HAUS, "wohnung.md": WOHNUNG}
+    client = await model_household_client(make_client, tmp_path, embedding_model, files)
+    travel = await _asked(client, "Wat is het polisnummer van onze reisverzekering?", "nl")
+    assert "IB-5521" not in travel["result"], travel["result"]
+    contents = await _asked(client, "Wat is het polisnummer van de inboedelverzekering?", "nl")
+    assert "IB-5521" in contents["result"], contents["result"]
+
+
 async def test_a_word_of_another_language_is_no_slip(make_client: Client, tmp_path: Path) -> None:
     """The English dictionary cannot tell a German word from a slip, the German one can:
     "heute" stays, though the notes hold "Hefte" one letter away."""

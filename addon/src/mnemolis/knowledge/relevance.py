@@ -1373,6 +1373,50 @@ def names_compounds(question: str, *texts: str) -> bool:
     )
 
 
+def names_no_sibling(question: str, *texts: str) -> bool:
+    """In German and Dutch, whether the texts never name another thing of the kind a
+    question's compound names: "die Zorgverzekering" asked, a text that says only the
+    "Inboedelverzekering" (Inboedel + Verzekering: another first part before the same
+    last one) speaks of another insurance. The compound is split by the language's word
+    list; a text that says the compound asked, or its first part, is not checked."""
+    tongue = foreign(question)
+    if not joins_compounds(tongue):
+        return True
+    words = wordlist.words_of(tongue or "")
+    if words is None:
+        return True
+    stems = frozenset().union(*(stems_in(tongue or "", t) for t in texts))
+    for w in content_words(question):
+        split = _compound_split(words, fold(w))
+        if split is None:
+            continue
+        first, last = split
+        asked_stem, head = stem_in(tongue or "", w), stem_in(tongue or "", last)
+        if asked_stem in stems or any(_first_part_in(s, frozenset({first})) for s in stems):
+            continue
+        # "Außenwasserhahn" is a kind of "Wasserhahn", "Gasabsperrhahn" a "Gashahn" named
+        # more closely: only another first part before the same last names another thing.
+        if any(
+            s.endswith(head)
+            and len(s) - len(head) >= MODIFIER_MIN
+            and not s.endswith(asked_stem)
+            and not s.startswith(first)
+            for s in stems
+        ):
+            return False
+    return True
+
+
+def _compound_split(words: wordlist.Words, word: str) -> tuple[str, str] | None:
+    """A compound's first part and its last, each a word of the language (the last of
+    ``HEAD_MIN`` letters or more, the first with or without linking letters)."""
+    for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
+        first, last = word[:i], word[i:]
+        if last in words and _first_part_in(first, words):
+            return first, last
+    return None
+
+
 def _said(alt: frozenset[str], have: frozenset[str], texts: tuple[str, ...]) -> bool:
     """Whether the texts say a synonym, a phrase's words side by side: "switch off" is
     not said by "Switch the boiler off", which turns off no water."""
@@ -2182,6 +2226,7 @@ def match(
         (held is None or held[0])
         and names_the_measured(question, *texts, *weak)
         and names_compounds(question, *texts, *weak)
+        and names_no_sibling(question, *texts, *weak)
         and names_the_role(question, *texts, *weak)
     )
     owner = (
