@@ -217,7 +217,9 @@ async def test_another_insurance_does_not_answer_for_the_one_asked(
         "# Verzekeringen\n\nSchade aan onze spullen dekt de inboedelverzekering van "
         "Maasland, polisnummer IB-5521-3310-02.\n\nEigen risico: € 100 per schadegeval.\n"
     )
-    files = {"verzekeringen.md": policy, "haus.md": HAUS, "wohnung.md": WOHNUNG}
+    # Nor the record line under the policy's heading, whose label is the word asked.
+    record = "# Inboedelverzekering\n\nPolisnummer: IB-5521-3310-02\n"
+    files = {"verzekeringen.md": policy, "polis.md": record, "haus.md": HAUS, "w.md": WOHNUNG}
     client = await model_household_client(make_client, tmp_path, embedding_model, files)
     travel = await _asked(client, "Wat is het polisnummer van onze reisverzekering?", "nl")
     assert "IB-5521" not in travel["result"], travel["result"]

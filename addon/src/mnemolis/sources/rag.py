@@ -1579,6 +1579,8 @@ async def labelled_by_meaning(
         return []  # the school office's line never says who the principal is
     if not relevance.names_compounds(question, line, p.hit.heading):
         return []  # "Netflix: Profile …" is no "Netflix-Passwort"
+    if not relevance.names_no_sibling(question, line, p.hit.heading):
+        return []  # the "Inboedelverzekering"'s policy number is no "Reisverzekering"'s
     if relevance.asks_kind(question) and not relevance.gives_what_is_asked(question, line):
         return []  # "A che ora apre …?" is no "Farmacia di turno: l'elenco è appeso …"
     if not relevance.names_owners(question, line, p.hit.heading):
