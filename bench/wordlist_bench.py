@@ -24,7 +24,7 @@ t = time.perf_counter()
 words = wordlist.words_of(name)
 read = time.perf_counter() - t
 tracemalloc.start()
-wordlist._read.cache_clear()
+wordlist._READ.clear()
 words = wordlist.words_of(name)
 kept, peak = tracemalloc.get_traced_memory()
 tracemalloc.stop()

@@ -3,7 +3,6 @@ word of the language is never taken for a typing slip of a household's word."""
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 import logging
@@ -29,6 +28,7 @@ _LISTS = {
 #: A compound's parts are each at least this long ("Garten|tor", never "G|artentor").
 PART_MIN = 3
 _LOCK = threading.Lock()
+_READ: dict[str, Words | None] = {}
 
 
 class Words:
@@ -61,11 +61,18 @@ def words_of(name: str) -> Words | None:
     for a language without a list, or when the list cannot be read."""
     if name not in _LISTS:
         return None
-    with _LOCK:  # two threads asking at once read the list once
-        return _read(name)
+    if name not in _READ:
+        with _LOCK:  # two threads asking at once read the list once
+            if name not in _READ:
+                _READ[name] = _read(name)
+    return _READ[name]
 
 
-@functools.cache
+def is_read(name: str) -> bool:
+    """Whether asking for a language's words costs nothing now (read, or there are none)."""
+    return name not in _LISTS or name in _READ
+
+
 def _read(name: str) -> Words | None:
     code = _LISTS[name]
     try:

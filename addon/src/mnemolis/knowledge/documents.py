@@ -946,7 +946,11 @@ class Documents:
         question = relevance.plainly_put(textmatch.unshortened(question, tongue))  # "how do u"
         # Only a dictionary of the question's language tells words from slips: the English
         # one would read "heute" as a slip of the household's "Hefte".
-        known = await off_loop(functools.partial(_dictionary, tongue))  # read on first use
+        # A language's list is read on its first question, off the event loop.
+        if wordlist.is_read(tongue):
+            known = _dictionary(tongue)
+        else:
+            known = await off_loop(functools.partial(_dictionary, tongue))
         if known is None:
             return question
         words = [

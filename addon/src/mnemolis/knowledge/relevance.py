@@ -1382,12 +1382,9 @@ def names_no_sibling(question: str, *texts: str) -> bool:
     tongue = foreign(question)
     if not joins_compounds(tongue):
         return True
-    words = wordlist.words_of(tongue or "")
-    if words is None:
-        return True
     stems = frozenset().union(*(stems_in(tongue or "", t) for t in texts))
     for w in content_words(question):
-        split = _compound_split(words, fold(w))
+        split = _compound_split(tongue or "", fold(w))
         if split is None:
             continue
         first, last = split
@@ -1407,9 +1404,14 @@ def names_no_sibling(question: str, *texts: str) -> bool:
     return True
 
 
-def _compound_split(words: wordlist.Words, word: str) -> tuple[str, str] | None:
+@functools.lru_cache(maxsize=4096)
+def _compound_split(tongue: str, word: str) -> tuple[str, str] | None:
     """A compound's first part and its last, each a word of the language (the last of
-    ``HEAD_MIN`` letters or more, the first with or without linking letters)."""
+    ``HEAD_MIN`` letters or more, the first with or without linking letters); asked
+    for each passage judged, so kept."""
+    words = wordlist.words_of(tongue)
+    if words is None:
+        return None
     for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
         first, last = word[:i], word[i:]
         if last in words and _first_part_in(first, words):
