@@ -22,7 +22,7 @@ import functools
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
@@ -481,6 +481,12 @@ def unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
+def fold(word: str) -> str:
+    """Lower case without diacritics, as the full-text index and the word lists keep words."""
+    word = word.lower()
+    return word if word.isascii() else unaccented(word)
+
+
 def code_of(name: str) -> tuple[str, ...]:
     """The language codes a detected language (or script) name may stand for."""
     if name == ENGLISH:
@@ -500,6 +506,19 @@ LINKING = ("s", "es", "n", "en", "e")
 #: The shortest first part: a word two letters longer than another is more often an
 #: inflection of it ("Reifen", "Reif") than a compound.
 MODIFIER_MIN = 3
+
+
+def first_part_in(part: str, words: Container[str], least: int = MODIFIER_MIN) -> bool:
+    """Whether a compound's first part is one of the words, with or without the linking
+    letters German and Dutch put between parts ("Gemeinschaft-s-arbeit")."""
+    return len(part) >= least and (
+        part in words
+        or any(
+            part[: -len(link)] in words
+            for link in LINKING
+            if part.endswith(link) and len(part) - len(link) >= least
+        )
+    )
 
 
 def joins_compounds(name: str | None) -> bool:

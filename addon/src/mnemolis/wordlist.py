@@ -11,7 +11,7 @@ from importlib import resources
 
 import numpy as np
 
-from .language import LINKING, joins_compounds, unaccented
+from .language import MODIFIER_MIN, first_part_in, fold, joins_compounds
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -25,8 +25,6 @@ _LISTS = {
     "Italian": "it",
     "Portuguese": "pt",
 }
-#: A compound's parts are each at least this long ("Garten|tor", never "G|artentor").
-PART_MIN = 3
 _LOCK = threading.Lock()
 _READ: dict[str, Words | None] = {}
 
@@ -48,12 +46,6 @@ class Words:
         key = hash(fold(word))
         i = int(np.searchsorted(self._hashes, key))
         return i < self._hashes.size and int(self._hashes[i]) == key
-
-
-def fold(word: str) -> str:
-    """Lower case without diacritics, as the lists are kept and the index reads words."""
-    word = word.lower()
-    return word if word.isascii() else unaccented(word)
 
 
 def words_of(name: str) -> Words | None:
@@ -88,18 +80,15 @@ def is_word(name: str, words: Words, word: str) -> bool:
     """Whether a word is one of the language's, or (in a language that writes compounds as
     one word) two of them joined, with or without linking letters: "Gartentor" is a word,
     "Spülmaschiene" a slip."""
-    if word in words:
-        return True
-    if not joins_compounds(name):
-        return False
-    w = fold(word)
-    for i in range(PART_MIN, len(w) - PART_MIN + 1):
-        first, last = w[:i], w[i:]
-        if last not in words:
-            continue
-        if first in words or any(
-            first.endswith(k) and len(first) - len(k) >= PART_MIN and first[: -len(k)] in words
-            for k in LINKING
-        ):
-            return True
-    return False
+    return word in words or (joins_compounds(name) and split(words, fold(word)) is not None)
+
+
+def split(words: Words, word: str, last_min: int = MODIFIER_MIN) -> tuple[str, str] | None:
+    """A folded compound's first part and its last, each a word of the list (the first
+    with or without linking letters, the last of ``last_min`` letters or more): "Garten"
+    and "tor", never "G" and "artentor"."""
+    for i in range(MODIFIER_MIN, len(word) - last_min + 1):
+        first, last = word[:i], word[i:]
+        if last in words and first_part_in(first, words):
+            return first, last
+    return None

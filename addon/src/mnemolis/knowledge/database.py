@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..language import HEAD_MIN, MODIFIER_MIN, foreign, heads, joins_compounds
+from ..language import HEAD_MIN, MODIFIER_MIN, fold, foreign, heads, joins_compounds
 from ..log import log_files
 from . import relevance
 from .chunking import chunk_sections, embedding_text
@@ -876,9 +876,7 @@ class DocumentDatabase:
                     continue
                 # Stems are short ("recyl", "recal"): the words themselves must be a slip apart.
                 spelled = [self._spelled(conn, t) for t in slips]
-                out[word] = [
-                    w for w in spelled if w and relevance.one_edit(word, relevance.fold(w))
-                ]
+                out[word] = [w for w in spelled if w and relevance.one_edit(word, fold(w))]
             return out
 
         if not words:

@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import textmatch, wordlist
 from ..errors import InvalidArgument, MnemolisError, NotFound, Unavailable
-from ..language import ENGLISH, language_of
+from ..language import ENGLISH, fold, language_of
 from ..llm import bundled as bundled_model
 from ..settings import Settings
 from . import relevance
@@ -955,7 +955,7 @@ class Documents:
             return question
         words = [
             w
-            for w in dict.fromkeys(relevance.fold(t) for t in query_tokens(question))
+            for w in dict.fromkeys(fold(t) for t in query_tokens(question))
             if w.isalpha()
             and len(w) >= relevance.TYPO_MIN
             and not known(w)
@@ -1012,7 +1012,7 @@ class Documents:
         # The words are compared folded: "Spülmaschiene" is mended as "spulmaschiene".
         return re.sub(
             r"[^\W\d_]+",
-            lambda m: fixes.get(relevance.fold(m.group()), m.group()),
+            lambda m: fixes.get(fold(m.group()), m.group()),
             question,
         )
 

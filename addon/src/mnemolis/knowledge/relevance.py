@@ -19,8 +19,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-import unicodedata
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from .. import textmatch, wordlist
@@ -29,6 +28,8 @@ from ..language import (
     LINKING,
     MODIFIER_MIN,
     cached_by_language,
+    first_part_in,
+    fold,
     foreign,
     heads,
     joins_compounds,
@@ -59,12 +60,6 @@ NEAREST_SIMILARITY = 0.42
 WORDS_SURE = 0.75
 # In another language the bundled model's cosine says little: words weigh this much.
 FOREIGN_WORDS_SHARE = 0.65
-
-
-def fold(word: str) -> str:
-    """Lower case without diacritics (as the FTS5 tokenizer indexes words)."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def stem(word: str) -> str:
@@ -1292,7 +1287,7 @@ def _compound_met(word: str, stems: frozenset[str]) -> bool:
     last ("kaltmiet" by "kalt" and "grundmiet"). Its last part alone ("keller" for
     "fahrradkeller") names another thing of the kind."""
     return any(heads(word, s) for s in stems) or any(
-        _first_part_in(word[:i], stems) and any(heads(word[i:], s) for s in stems)
+        first_part_in(word[:i], stems) and any(heads(word[i:], s) for s in stems)
         for i in range(3, len(word) - 3)
     )
 
@@ -1307,7 +1302,7 @@ def _short_head_met(tongue: str, word: str, whole: frozenset[str]) -> bool:
     if words is None or word not in words:
         return False
     return any(
-        t.endswith(word) and _first_part_in(t[: -len(word)], words, least=HEAD_MIN)
+        t.endswith(word) and first_part_in(t[: -len(word)], words, least=HEAD_MIN)
         for t in whole
         if len(t) >= len(word) + HEAD_MIN
     )
@@ -1333,19 +1328,6 @@ def _joined_in(tongue: str, words: tuple[str, ...], whole: frozenset[str]) -> fr
                         if b != a and (b.startswith(r) or r.startswith(stems[b])):
                             found |= {a, b}
     return frozenset(found)
-
-
-def _first_part_in(part: str, stems: Container[str], least: int = 3) -> bool:
-    """Whether a compound's first part is one of the stems, with or without the linking
-    letters German and Dutch put between parts ("Gemeinschaft-s-arbeit")."""
-    return len(part) >= least and (
-        part in stems
-        or any(
-            part[: -len(link)] in stems
-            for link in LINKING
-            if part.endswith(link) and len(part) - len(link) >= least
-        )
-    )
 
 
 _HYPHENATED = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})+")
@@ -1389,7 +1371,7 @@ def names_no_sibling(question: str, *texts: str) -> bool:
             continue
         first, last = split
         asked_stem, head = stem_in(tongue or "", w), stem_in(tongue or "", last)
-        if asked_stem in stems or any(_first_part_in(s, frozenset({first})) for s in stems):
+        if asked_stem in stems or any(first_part_in(s, frozenset({first})) for s in stems):
             continue
         # "Außenwasserhahn" is a kind of "Wasserhahn", "Gasabsperrhahn" a "Gashahn" named
         # more closely: only another first part before the same last names another thing.
@@ -1410,13 +1392,7 @@ def _compound_split(tongue: str, word: str) -> tuple[str, str] | None:
     ``HEAD_MIN`` letters or more, the first with or without linking letters); asked
     for each passage judged, so kept."""
     words = wordlist.words_of(tongue)
-    if words is None:
-        return None
-    for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
-        first, last = word[:i], word[i:]
-        if last in words and _first_part_in(first, words):
-            return first, last
-    return None
+    return None if words is None else wordlist.split(words, word, HEAD_MIN)
 
 
 def _said(alt: frozenset[str], have: frozenset[str], texts: tuple[str, ...]) -> bool:

@@ -35,7 +35,7 @@ from ..knowledge.inline import off_loop
 from ..knowledge.parsing import PAGE_HEADING, title_line
 from ..knowledge.registry import BUNDLED_NAME
 from ..knowledge.text import INLINE_QUERY_CHARS, STOPWORDS, query_text
-from ..language import ENGLISH, foreign, language_of, stem_in
+from ..language import ENGLISH, fold, foreign, language_of, stem_in
 from ..models import Evidence, SourceAnswer, cited
 from ..sentences import SENTENCE_BREAK
 from .base import INSTEAD_OF, QueryContext, Source, SourceHealth
@@ -458,7 +458,7 @@ def _named_first(question: str, unit: str) -> str:
     first = re.match(r"\s*([A-Z][a-z]+)\b", unit)
     if first is None or first.group(1).lower() in relevance.FUNCTION_WORDS:
         return ""
-    name = relevance.stem(relevance.fold(first.group(1)))
+    name = relevance.stem(fold(first.group(1)))
     return first.group(1) if name in relevance.words_of(question) and name not in STOPWORDS else ""
 
 
