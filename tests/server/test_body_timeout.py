@@ -23,13 +23,18 @@ async def _short_body(port: int, path: str) -> tuple[str, dict[str, str], bytes]
     await writer.drain()
     try:
         # The answer as a client reads it: its head, then the body its Content-Length says.
-        # (Reading until the server closes would wait out aiohttp's lingering read of the
-        # unsent bytes, ten seconds more, which the client has no need to.)
+        # (Reading until the server closes while still holding the write side open would
+        # wait out aiohttp's ten-second lingering read of the bytes never sent.)
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), BOUND_S)
         status, *lines = head.decode().strip().split("\r\n")
         headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
         size = int(headers.get("content-length", "0"))
         body = await asyncio.wait_for(reader.readexactly(size), BOUND_S)
+        # Then the line is let go, not held: once the client sends no more, the server
+        # closes it (nothing more comes but the end).
+        writer.write_eof()
+        rest = await asyncio.wait_for(reader.read(), BOUND_S)
+        assert rest == b"" and reader.at_eof(), rest[:200]
     finally:
         writer.close()
     return status, headers, body
