@@ -19,6 +19,8 @@ OUT := test-output
 HOST ?= 127.0.0.1
 PORT ?= 8888
 DATA_DIR ?= ./data
+# Processes the server suites run in (pytest-xdist); 0 runs them in this one process.
+TEST_JOBS ?= 2
 # Heavy native builds (llama-cpp-python) use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
@@ -75,7 +77,7 @@ lint: $(SV)/.stamp $(HV)/.stamp
 
 test-server: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 	@mkdir -p $(OUT)
-	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) -m pytest tests/server tests/packaging \
+	MNEMOLIS_HA_VENV=$(abspath $(HV)) $(SPY) -m pytest tests/server tests/packaging -n $(TEST_JOBS) \
 		--junitxml=$(OUT)/server.xml --cov=mnemolis --cov-report=term:skip-covered \
 		--cov-report=xml:$(OUT)/coverage-server.xml $(PYTEST_ARGS)
 
