@@ -19,7 +19,7 @@ OUT := test-output
 HOST ?= 127.0.0.1
 PORT ?= 8888
 DATA_DIR ?= ./data
-# Processes the server suites run in (pytest-xdist); 0 runs them in this one process.
+# Processes each test suite runs in (pytest-xdist); 0 runs it in this one process.
 TEST_JOBS ?= 2
 # Heavy native builds (llama-cpp-python) use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
@@ -83,7 +83,7 @@ test-server: $(SV)/.stamp $(HV)/.stamp $(VENV)/.system.stamp
 
 test-integration: $(SV)/.stamp $(HV)/.stamp
 	@mkdir -p $(OUT)
-	MNEMOLIS_SERVER_VENV=$(abspath $(SV)) $(HPY) -m pytest tests/integration -p no:cacheprovider \
+	MNEMOLIS_SERVER_VENV=$(abspath $(SV)) $(HPY) -m pytest tests/integration -p no:cacheprovider -n $(TEST_JOBS) \
 		--junitxml=$(OUT)/integration.xml --cov=custom_components.mnemolis \
 		--cov-report=term:skip-covered --cov-report=xml:$(OUT)/coverage-integration.xml $(PYTEST_ARGS)
 
