@@ -160,6 +160,25 @@ async def test_a_compound_finds_the_passage_that_names_its_part(
     assert "1,2 und 1,8 bar" in body["result"], body
 
 
+async def test_a_compound_is_said_by_its_last_part_under_a_compound_of_its_first(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "die Kellertür" asked: the line "Die Tür hat ein Zahlenschloss" under the heading
+    "Fahrradkeller" says it (the door of that cellar); the attic's door does not."""
+    notes = (
+        "# Haus\n\n## Fahrradkeller\nDie Tür hat ein Zahlenschloss, Code 4412.\n\n"
+        "## Dachboden\nDie Luke klemmt im Winter.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"haus.md": notes})
+    body = await _asked(client, "Wie ist der Code für die Kellertür?", "de")
+    assert "4412" in body["result"], body
+    with asked_in("de"):
+        asked = "Wie ist der Code für die Kellertür?"
+        line = "Die Tür hat Code 4412."
+        said = relevance.word_coverage(asked, None, line, weak=["Fahrradkeller"])
+        assert said > relevance.word_coverage(asked, None, line, weak=["Dachboden"])
+
+
 def test_the_language_a_request_names_is_the_questions() -> None:
     """ "Welches Waschmittel nehmen wir?" has too few German function words to tell; a
     request that says German makes "welches" and "wir" function words, and its words are

@@ -797,6 +797,9 @@ def word_coverage(
             or _compound_met(stem_in(tongue or "", w), inflected)
             or _compound_met(w, whole)
             or _short_head_met(tongue or "", w, whole)
+            or _first_part_compounded(
+                stem_in(tongue or "", w), inflected, inflected | inflected_around
+            )
         ):
             # "Druck" is said by "Wasserdruck", "Kaltmiete" by "kalt" and "Grundmiete", as a
             # synonym is; "Fahrradkeller" never by "Keller" alone, another cellar.
@@ -1097,7 +1100,7 @@ def _compound_said(word: str, stems: frozenset[str]) -> bool:
     """Whether the stems say a compound: as a compound's part (``_compound_met``), by its
     two parts as words ("Fensterputzen": "putzt die Fenster"), or by a longer compound of
     the same first and last part ("Gashahn": "Gasabsperrhahn")."""
-    if _compound_met(word, stems):
+    if _compound_met(word, stems) or _first_part_compounded(word, stems, stems):
         return True
     if any(
         len(s) > len(word) and s.startswith(word[:3]) and heads(word[-HEAD_MIN:], s) for s in stems
@@ -1111,6 +1114,28 @@ def _compound_said(word: str, stems: frozenset[str]) -> bool:
 
 
 PART_MIN = 3  # "Rasen" is "ras" to the stemmer, "mähen" "mah"
+
+
+# What German's stemmer cuts from a word's end ("Keller" "kell") and the letters between
+# a compound's parts ("Gemeinschaft-s-arbeit").
+_CUT_OR_LINKING = frozenset({*LINKING, "er", "ern", "em", "ens"})
+
+
+def _first_part_compounded(word: str, lasts: frozenset[str], firsts: frozenset[str]) -> bool:
+    """Whether a compound ("Gartentor") is said by its last part ("das Tor", in ``lasts``)
+    and its first as the last part of another compound (the "Kleingarten" the gate is
+    of, in ``firsts``): the stems are cut ("kleingart", "fahrradkell"), so what follows
+    the first part's stem in the compound's may be the ending the stemmer cut."""
+    for s in firsts:
+        for j in range(MODIFIER_MIN, len(s) - HEAD_MIN + 1):
+            tail = s[j:]
+            if not word.startswith(tail):
+                continue
+            rest = word[len(tail) :]
+            for r in (rest, *(rest[len(k) :] for k in _CUT_OR_LINKING if rest.startswith(k))):
+                if any(_inflected(r, t) for t in lasts):
+                    return True
+    return False
 
 
 def _inflected(a: str, b: str) -> bool:
