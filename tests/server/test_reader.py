@@ -9,6 +9,7 @@ asks the household suites with the model.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from mnemolis.knowledge import relevance
 from mnemolis.knowledge.database import Hit
 from mnemolis.knowledge.documents import Passage
 from mnemolis.sources import rag
+from mnemolis.spoken import spoken_from_named
 
 from .knowledge_helpers import (
     HOUSE_NOTES,
@@ -943,3 +945,33 @@ async def test_a_spoken_answer_skips_a_preamble_that_names_nothing_asked(
     assert "side of the thigh" in body["result"], body
     assert body["spoken"].startswith("His EpiPen is in the red pouch"), body
     assert "side of the thigh" in body["spoken"], body
+
+
+async def test_a_spoken_answer_says_the_later_sentence_that_names_what_is_asked(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """The quote's second sentence names nothing asked that its first does not, its third
+    names the one it is asked for: the voice says the first and the third. A procedure's
+    steps are said in their order."""
+    note = (
+        "Takeaway\n\n"
+        "For pizza: Luigi's, 03 5550 1234. They deliver until 11pm, minimum order $20. "
+        "They make a gluten-free base for Ava if you ask.\n"
+    )
+    client = await with_model(make_client, tmp_path, embedding_model, {"takeaway.txt": note})
+    body = await ask(client, "Is there a pizza Ava can eat?")
+    assert "gluten-free base for Ava" in body["result"], body
+    assert "Luigi's" in body["spoken"], body
+    assert "gluten-free base for Ava" in body["spoken"], body
+    assert "minimum order" not in body["spoken"], body
+
+
+def test_a_procedures_steps_are_said_in_order() -> None:
+    """Step 2 names nothing asked, step 3 does: step 2 is still said after step 1."""
+    steps = "1. Switch the pump off.\n2. Open the lid.\n3. Clean the pump filter.\n"
+    named = functools.partial(relevance.named_asked, "how do I clean the pump?")
+    said = spoken_from_named(steps, 2, named, steps=True)
+    assert "Open the lid" in said and "filter" not in said, said
+    # Not a procedure: the sentence that names the filter is said in the lid's place.
+    said = spoken_from_named("Switch the pump off. Open the lid. Clean the pump filter.", 2, named)
+    assert "filter" in said and "lid" not in said, said

@@ -171,11 +171,28 @@ def spoken_choosing(text: str, max_sentences: int, gives: Callable[[str], bool])
     return spoken_form(" ".join([*kept[:-1], later]), max_sentences)
 
 
-def spoken_from_named(text: str, max_sentences: int, names: Callable[[str], bool]) -> str:
+def spoken_from_named(
+    text: str, max_sentences: int, names: Callable[[str], frozenset[str]], steps: bool = False
+) -> str:
     """The spoken form, but when the first sentence ``names`` nothing asked about and the
     second does, from the second: "Ben is allergic to bee stings." is the note's preamble
-    to "where do you jab the EpiPen?", and would crowd out "push it into the thigh"."""
+    to "where do you jab the EpiPen?", and would crowd out "push it into the thigh". When
+    the last sentence kept names nothing asked that those before it do not, and a later
+    one does, that one in its place: "… the pizzeria's number. Delivery till 11. They do a
+    gluten-free base for Lucía." is said with Lucía's base, asked "can Lucía eat pizza?".
+    A procedure's ``steps`` are said in their order, none skipped."""
     sentences = _sentences(text)
-    if len(sentences) <= max_sentences or names(sentences[0]) or not names(sentences[1]):
+    if len(sentences) <= max_sentences:
         return spoken_form(text, max_sentences)
-    return spoken_form(" ".join(sentences[1:]), max_sentences)
+    if not names(sentences[0]) and names(sentences[1]):
+        sentences = sentences[1:]
+    kept = sentences[:max_sentences]
+    if steps or len(kept) < 2 or len(sentences) <= max_sentences:
+        return spoken_form(" ".join(sentences), max_sentences)
+    said = frozenset().union(*(names(s) for s in kept[:-1]))
+    if names(kept[-1]) - said:
+        return spoken_form(" ".join(sentences), max_sentences)
+    later = next((s for s in sentences[max_sentences:] if names(s) - said), None)
+    if later is None:
+        return spoken_form(" ".join(sentences), max_sentences)
+    return spoken_form(" ".join([*kept[:-1], later]), max_sentences)

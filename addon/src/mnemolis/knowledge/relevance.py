@@ -2089,10 +2089,17 @@ def names_what_happens(question: str, *texts: str) -> bool:
     )
 
 
+def named_asked(question: str, text: str) -> frozenset[str]:
+    """The words the question asks with (function words aside) that the text says."""
+    have = words_of(text)
+    return frozenset(
+        w for w in content_words(question) if w not in FUNCTION_WORDS and stem(w) in have
+    )
+
+
 def names_any_asked(question: str, text: str) -> bool:
     """Whether the text says any word the question asks with (function words aside)."""
-    have = words_of(text)
-    return any(stem(w) in have for w in content_words(question) if w not in FUNCTION_WORDS)
+    return bool(named_asked(question, text))
 
 
 def _pieces(text: str) -> list[str]:

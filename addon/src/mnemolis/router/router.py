@@ -1294,7 +1294,10 @@ def _spoken_answer(text: str, question: str | None, sentences: int) -> str:
         return spoken_form(text, sentences)
     if not relevance.asks_kind(question):
         return spoken_from_named(
-            text, sentences, functools.partial(relevance.names_any_asked, question)
+            text,
+            sentences,
+            functools.partial(relevance.named_asked, question),
+            steps=bool(_NUMBERED_STEP.search(text)),
         )
     return spoken_choosing(
         text, sentences, functools.partial(relevance.gives_what_is_asked, question)
