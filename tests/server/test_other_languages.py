@@ -18,7 +18,15 @@ from mnemolis.knowledge.database import DocumentDatabase, Hit
 from mnemolis.knowledge.documents import Passage
 from mnemolis.knowledge.foreign_kinds import other_day
 from mnemolis.knowledge.text import query_tokens
-from mnemolis.language import asked_in, foreign, root_in, stem_in, stop_words_of, unaccented
+from mnemolis.language import (
+    asked_in,
+    foreign,
+    root_in,
+    separable_verb,
+    stem_in,
+    stop_words_of,
+    unaccented,
+)
 from mnemolis.sentences import split_sentences
 from mnemolis.sources import rag
 
@@ -177,6 +185,32 @@ async def test_a_compound_is_said_by_its_last_part_under_a_compound_of_its_first
         line = "Die Tür hat Code 4412."
         said = relevance.word_coverage(asked, None, line, weak=["Fahrradkeller"])
         assert said > relevance.word_coverage(asked, None, line, weak=["Dachboden"])
+
+
+async def test_a_separable_verbs_particle_is_read_with_its_verb(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Wen rufe ich an, wenn …?" asks whom to "anrufen": the contact row that says
+    "anrufen" answers it. The particle goes back on the verb only where the notes say
+    the verb so, and a statement or a preposition is left as it is."""
+    notes = (
+        "# Kontakte\n\n| Rolle | Name | Telefon | Notizen |\n|---|---|---|---|\n"
+        "| Gastherme | Wärmewerk Brandt | 0251 555 0100 | bei Störung der Therme anrufen |\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"kontakte.md": notes})
+    body = await _asked(client, "Wen rufe ich an, wenn die Therme ausfällt?", "de")
+    assert "0251 555 0100" in body["result"], body
+    assert separable_verb("Wo fange ich mit dem Entlüften an?", "German") == (
+        "anfangen",
+        "Wo anfangen ich mit dem Entlüften?",
+    )
+    assert separable_verb("Rufst du ihn morgen an?", "German") == (
+        "anrufen",
+        "anrufen du ihn morgen?",
+    )
+    assert separable_verb("Die Kaffeemaschine zeigt E7 an", "German") is None
+    assert separable_verb("Wann kommt der Müll an die Straße?", "German") is None
+    assert separable_verb("Who do I call, an hour on?", "English") is None
 
 
 def test_the_language_a_request_names_is_the_questions() -> None:

@@ -530,3 +530,36 @@ def heads(head: str, word: str) -> bool:
     """Whether ``head`` is the last part of the compound ``word`` (both stems, as the
     same stemmer gives them): "therm" of "gastherm"."""
     return len(head) >= HEAD_MIN and len(word) - len(head) >= MODIFIER_MIN and word.endswith(head)
+
+
+# German's separable verbs leave their particle (``_SEPARABLE``) at the end of a main
+# clause: "Wen rufe ich an, wenn …?" asks whom to "anrufen", "Wo fange ich an?" where to
+# "anfangen". The verb stands second after a question word, first before a pronoun.
+_W_WORDS = _words("wer wen wem wessen was wann wie wo woher wohin warum wieso weshalb")
+_PRONOUNS = _words("ich du er sie es wir ihr man")
+_MAIN_CLAUSE = re.compile(r"(?P<clause>[^,;:?!.]+?)\s+(?P<particle>\w+)(?=\s*(?:[,;:?!.]|$))")
+_VERB_ENDING = re.compile(r"(?:e|st|t|en|et|est)$")
+
+
+def separable_verb(text: str, tongue: str | None) -> tuple[str, str] | None:
+    """For a German question whose main clause ends with a separable verb's particle
+    ("Wen rufe ich an, wenn …?"), the verb's infinitive with its particle ("anrufen")
+    and the question with it in the verb's place; None for other text."""
+    m = _MAIN_CLAUSE.match(text) if tongue == "German" else None
+    if m is None or unaccented(m.group("particle").lower()) not in _SEPARABLE:
+        return None
+    words = m.group("clause").split()
+    if len(words) < 2:
+        return None
+    if words[0].lower() in _W_WORDS:
+        at = 1
+    elif words[1].lower() in _PRONOUNS:
+        at = 0
+    else:
+        return None
+    verb = words[at].lower()
+    if not verb.isalpha() or len(verb) < 3:
+        return None
+    infinitive = m.group("particle").lower() + _VERB_ENDING.sub("", verb) + "en"
+    words[at] = infinitive
+    return infinitive, " ".join(words) + text[m.end() :]
