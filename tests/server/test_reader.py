@@ -951,8 +951,7 @@ async def test_a_spoken_answer_says_the_later_sentence_that_names_what_is_asked(
     make_client: Client, tmp_path: Path, embedding_model: Path
 ) -> None:
     """The quote's second sentence names nothing asked that its first does not, its third
-    names the one it is asked for: the voice says the first and the third. A procedure's
-    steps are said in their order."""
+    names the one it is asked for: the voice says the first and the third."""
     note = (
         "Takeaway\n\n"
         "For pizza: Luigi's, 03 5550 1234. They deliver until 11pm, minimum order $20. "
