@@ -954,14 +954,14 @@ async def test_a_spoken_answer_says_the_later_sentence_that_names_what_is_asked(
     names the one it is asked for: the voice says the first and the third."""
     note = (
         "Takeaway\n\n"
-        "For pizza: Luigi's, 03 5550 1234. They deliver until 11pm, minimum order $20. "
-        "They make a gluten-free base for Ava if you ask.\n"
+        "For curry: Spice Garden, 03 5550 1234. They deliver until 11pm, minimum order $20. "
+        "Their korma is mild enough for Noah.\n"
     )
     client = await with_model(make_client, tmp_path, embedding_model, {"takeaway.txt": note})
-    body = await ask(client, "Is there a pizza Ava can eat?")
-    assert "gluten-free base for Ava" in body["result"], body
-    assert "Luigi's" in body["spoken"], body
-    assert "gluten-free base for Ava" in body["spoken"], body
+    body = await ask(client, "Is there a curry Noah can eat?")
+    assert "mild enough for Noah" in body["result"], body
+    assert "Spice Garden" in body["spoken"], body
+    assert "mild enough for Noah" in body["spoken"], body
     assert "minimum order" not in body["spoken"], body
 
 

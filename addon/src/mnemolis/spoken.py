@@ -178,8 +178,9 @@ def spoken_from_named(
     second does, from the second: "Ben is allergic to bee stings." is the note's preamble
     to "where do you jab the EpiPen?", and would crowd out "push it into the thigh". When
     the last sentence kept names nothing asked that those before it do not, and a later
-    one does, that one in its place: "… the pizzeria's number. Delivery till 11. They do a
-    gluten-free base for Lucía." is said with Lucía's base, asked "can Lucía eat pizza?".
+    one does, that one in its place: "For curry: Spice Garden, … They deliver until 11pm …
+    Their korma is mild enough for Noah." is said with the korma, asked "is there a curry
+    Noah can eat?".
     A procedure's ``steps`` are said in their order, none skipped."""
     sentences = _sentences(text)
     if len(sentences) <= max_sentences:

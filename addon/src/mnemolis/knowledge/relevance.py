@@ -1122,10 +1122,10 @@ _CUT_OR_LINKING = frozenset({*LINKING, "er", "ern", "em", "ens"})
 
 
 def _first_part_compounded(word: str, lasts: frozenset[str], firsts: frozenset[str]) -> bool:
-    """Whether a compound ("Gartentor") is said by its last part ("das Tor", in ``lasts``)
-    and its first as the last part of another compound (the "Kleingarten" the gate is
-    of, in ``firsts``): the stems are cut ("kleingart", "fahrradkell"), so what follows
-    the first part's stem in the compound's may be the ending the stemmer cut."""
+    """Whether a compound ("Kellertür") is said by its last part ("die Tür", in ``lasts``)
+    and its first as the last part of another compound (the "Fahrradkeller" the door is
+    of, in ``firsts``): the stems are cut ("fahrradkell"), so what follows the first
+    part's stem in the compound's may be the ending the stemmer cut."""
     for s in firsts:
         for j in range(MODIFIER_MIN, len(s) - HEAD_MIN + 1):
             tail = s[j:]
