@@ -22,7 +22,7 @@ from mnemolis.language import (
     asked_in,
     foreign,
     root_in,
-    separable_verb,
+    separable_verbs,
     stem_in,
     stop_words_of,
     unaccented,
@@ -190,27 +190,38 @@ async def test_a_compound_is_said_by_its_last_part_under_a_compound_of_its_first
 async def test_a_separable_verbs_particle_is_read_with_its_verb(
     make_client: Client, tmp_path: Path
 ) -> None:
-    """ "Wen rufe ich an, wenn …?" asks whom to "anrufen": the contact row that says
-    "anrufen" answers it. The particle goes back on the verb only where the notes say
-    the verb so, and a statement or a preposition is left as it is."""
-    notes = (
+    """ "Wen rufe ich an, wenn …?" asks whom to "anrufen", "Waar haal ik … op?" where to
+    "ophalen": the lines that say the verb whole answer. The particle goes back on the
+    verb only where the notes say the verb so, and a statement or a preposition is left
+    as it is."""
+    kontakte = (
         "# Kontakte\n\n| Rolle | Name | Telefon | Notizen |\n|---|---|---|---|\n"
         "| Gastherme | Wärmewerk Brandt | 0251 555 0100 | bei Störung der Therme anrufen |\n"
     )
-    client = await household_client(make_client, tmp_path / "roots", {"kontakte.md": notes})
+    pakketten = "# Post\n\nPakketten ophalen bij de buren op nummer 12, na zes uur.\n"
+    files = {"kontakte.md": kontakte, "post.md": pakketten}
+    client = await household_client(make_client, tmp_path / "roots", files)
     body = await _asked(client, "Wen rufe ich an, wenn die Therme ausfällt?", "de")
     assert "0251 555 0100" in body["result"], body
-    assert separable_verb("Wo fange ich mit dem Entlüften an?", "German") == (
+    body = await _asked(client, "Waar haal ik een pakket op?", "nl")
+    assert "nummer 12" in body["result"], body
+
+    def first(question: str, tongue: str) -> tuple[str, str] | None:
+        readings = separable_verbs(question, tongue)
+        return readings[0] if readings else None
+
+    assert first("Wo fange ich mit dem Entlüften an?", "German") == (
         "anfangen",
         "Wo anfangen ich mit dem Entlüften?",
     )
-    assert separable_verb("Rufst du ihn morgen an?", "German") == (
-        "anrufen",
-        "anrufen du ihn morgen?",
+    assert first("Rufst du ihn morgen an?", "German") == ("anrufen", "anrufen du ihn morgen?")
+    # "Hoe laat": the verb stands before the subject; Dutch's "haal" is of "halen".
+    assert ("ophalen", "Hoe laat ophalen ik de kinderen?") in separable_verbs(
+        "Hoe laat haal ik de kinderen op?", "Dutch"
     )
-    assert separable_verb("Die Kaffeemaschine zeigt E7 an", "German") is None
-    assert separable_verb("Wann kommt der Müll an die Straße?", "German") is None
-    assert separable_verb("Who do I call, an hour on?", "English") is None
+    assert first("Die Kaffeemaschine zeigt E7 an", "German") is None
+    assert first("Wann kommt der Müll an die Straße?", "German") is None
+    assert first("Who do I call, an hour on?", "English") is None
 
 
 def test_the_language_a_request_names_is_the_questions() -> None:

@@ -532,34 +532,69 @@ def heads(head: str, word: str) -> bool:
     return len(head) >= HEAD_MIN and len(word) - len(head) >= MODIFIER_MIN and word.endswith(head)
 
 
-# German's separable verbs leave their particle (``_SEPARABLE``) at the end of a main
-# clause: "Wen rufe ich an, wenn …?" asks whom to "anrufen", "Wo fange ich an?" where to
-# "anfangen". The verb stands second after a question word, first before a pronoun.
-_W_WORDS = _words("wer wen wem wessen was wann wie wo woher wohin warum wieso weshalb")
-_PRONOUNS = _words("ich du er sie es wir ihr man")
+# German's and Dutch's separable verbs leave their particle at the end of a main clause:
+# "Wen rufe ich an, wenn …?" asks whom to "anrufen", "Wanneer haal ik het pakket op?"
+# when to "ophalen". The verb stands before the subject pronoun, or second after a
+# question word.
+_SPLIT_VERBS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
+    # the particles, the question words, the subject pronouns
+    "German": (
+        _SEPARABLE,
+        _words("wer wen wem wessen was wann wie wo woher wohin warum wieso weshalb"),
+        _words("ich du er sie es wir ihr man"),
+    ),
+    "Dutch": (
+        _words("aan af op uit in mee terug door over toe weg na voor bij om neer langs"),
+        _words("wie wat wanneer waar hoe waarom welke welk hoeveel waarheen"),
+        _words("ik je jij u hij zij ze we wij jullie men"),
+    ),
+}
 _MAIN_CLAUSE = re.compile(r"(?P<clause>[^,;:?!.]+?)\s+(?P<particle>\w+)(?=\s*(?:[,;:?!.]|$))")
 _VERB_ENDING = re.compile(r"(?:e|st|t|en|et|est)$")
+_LONG_VOWEL = re.compile(r"(aa|ee|oo|uu)(?=[^aeiou]$)")
+_VOICED = str.maketrans({"f": "v", "s": "z"})
 
 
-def separable_verb(text: str, tongue: str | None) -> tuple[str, str] | None:
-    """For a German question whose main clause ends with a separable verb's particle
-    ("Wen rufe ich an, wenn …?"), the verb's infinitive with its particle ("anrufen")
-    and the question with it in the verb's place; None for other text."""
-    m = _MAIN_CLAUSE.match(text) if tongue == "German" else None
-    if m is None or unaccented(m.group("particle").lower()) not in _SEPARABLE:
-        return None
+def _infinitives(tongue: str, verb: str) -> list[str]:
+    """The infinitives a finite verb may be of: German "rufe" "rufen"; Dutch "haalt"
+    "halen", "zet" "zetten", "doe" "doen", "leest" "lezen"."""
+    if tongue == "German":
+        return [_VERB_ENDING.sub("", verb) + "en"]
+    stems = [verb] + ([verb[:-1]] if verb.endswith("t") and len(verb) > 3 else [])
+    out: list[str] = []
+    for stem in stems:
+        short = _LONG_VOWEL.sub(lambda m: m.group(1)[0], stem)
+        voiced = short[:-1] + short[-1].translate(_VOICED)
+        out += [stem + "en", stem + stem[-1] + "en", short + "en", voiced + "en", stem + "n"]
+    return list(dict.fromkeys(out))
+
+
+def separable_verbs(text: str, tongue: str | None) -> list[tuple[str, str]]:
+    """For a German or Dutch question whose main clause ends with a separable verb's
+    particle ("Wen rufe ich an, wenn …?"), each infinitive the verb may be of with its
+    particle ("anrufen") and the question with it in the verb's place; none for other
+    text."""
+    if tongue not in _SPLIT_VERBS:
+        return []
+    particles, asking, pronouns = _SPLIT_VERBS[tongue]
+    m = _MAIN_CLAUSE.match(text)
+    if m is None or unaccented(m.group("particle").lower()) not in particles:
+        return []
     words = m.group("clause").split()
-    if len(words) < 2:
-        return None
-    if words[0].lower() in _W_WORDS:
+    lowered = [w.lower() for w in words]
+    subject = next((i for i, w in enumerate(lowered) if i and w in pronouns), None)
+    if subject is not None:
+        at = subject - 1
+    elif len(words) > 1 and lowered[0] in asking:
         at = 1
-    elif words[1].lower() in _PRONOUNS:
-        at = 0
     else:
-        return None
-    verb = words[at].lower()
-    if not verb.isalpha() or len(verb) < 3:
-        return None
-    infinitive = m.group("particle").lower() + _VERB_ENDING.sub("", verb) + "en"
-    words[at] = infinitive
-    return infinitive, " ".join(words) + text[m.end() :]
+        return []
+    verb = lowered[at]
+    if not verb.isalpha() or len(verb) < 2 or verb in asking:
+        return []
+    particle = m.group("particle").lower()
+    rest = text[m.end() :]
+    return [
+        (joined, " ".join([*words[:at], joined, *words[at + 1 :]]) + rest)
+        for joined in (particle + i for i in _infinitives(tongue, verb))
+    ]

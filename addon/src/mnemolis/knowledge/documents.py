@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import textmatch, wordlist
 from ..errors import InvalidArgument, MnemolisError, NotFound, Unavailable
-from ..language import ENGLISH, fold, language_of, separable_verb
+from ..language import ENGLISH, fold, language_of, separable_verbs
 from ..llm import bundled as bundled_model
 from ..settings import Settings
 from . import relevance
@@ -944,7 +944,7 @@ class Documents:
         weights, the thesaurus and the embedding model alike."""
         tongue = language_of(question)
         question = relevance.plainly_put(textmatch.unshortened(question, tongue))  # "how do u"
-        question = await self._particle_joined(question, tongue)
+        question = await self._particle_joined(question, tongue)  # "rufe … an": "anrufen"
         # Only a dictionary of the question's language tells words from slips: the English
         # one would read "heute" as a slip of the household's "Hefte".
         # A language's list is read on its first question, off the event loop.
@@ -1018,24 +1018,28 @@ class Documents:
         )
 
     async def _particle_joined(self, question: str, tongue: str | None) -> str:
-        """The question with a German separable verb whole ("Wen rufe ich an" asks whom
-        to "anrufen"), when the household's notes say the verb so; else as it is."""
-        joined = separable_verb(question, tongue)
-        if joined is None:
+        """The question with a German or Dutch separable verb whole ("Wen rufe ich an"
+        asks whom to "anrufen"), when the household's notes say the verb so; else as it
+        is."""
+        readings = separable_verbs(question, tongue)
+        if not readings:
             return question
-        infinitive, rewritten = joined
         spellers = [self.databases[n].spellings for n in self.user_databases()]
+        infinitives = [joined for joined, _ in readings]
 
-        def said() -> bool:
+        def said() -> str | None:
             for speller in spellers:
                 try:
-                    if speller([infinitive]).get(infinitive, []) is None:
-                        return True
+                    known = speller(infinitives)
                 except (sqlite3.Error, Unavailable) as err:
                     _LOGGER.debug("spelling lookup failed: %s", err)
-            return False
+                    continue
+                for joined, rewritten in readings:
+                    if joined in known and known[joined] is None:
+                        return rewritten
+            return None
 
-        return rewritten if await off_loop(said) else question
+        return await off_loop(said) or question
 
     def problems(self) -> list[str]:
         """What is wrong with the registry or a database, for readiness (empty when well)."""
