@@ -126,6 +126,24 @@ class Passage:
     similarity: float | None = None  # cosine from the semantic ranking, when it ran
 
 
+def _spellings_of(parts: list[Speller], words: list[str]) -> tuple[set[str], dict[str, set[str]]]:
+    """The words some index holds, and for the others the words one slip away that
+    each index holds (an index that cannot be read is passed over)."""
+    known: set[str] = set()
+    near: dict[str, set[str]] = {}
+    for part in parts:
+        try:
+            found = part(words)
+        except (sqlite3.Error, Unavailable) as err:
+            _LOGGER.debug("spelling lookup failed: %s", err)
+            continue
+        for word, slips in found.items():
+            if slips is None:
+                known.add(word)
+            near.setdefault(word, set()).update(slips or ())
+    return known, near
+
+
 class Documents:
     """Every registered document database: opened, kept current, searched."""
 
@@ -979,25 +997,10 @@ class Documents:
             db.spellings for n, db in self.databases.items() if n == BUNDLED_NAME and english
         ]
 
-        def read(parts: list[Speller]) -> tuple[set[str], dict[str, set[str]]]:
-            known: set[str] = set()
-            near: dict[str, set[str]] = {}
-            for part in parts:
-                try:
-                    found = part(words)
-                except (sqlite3.Error, Unavailable) as err:
-                    _LOGGER.debug("spelling lookup failed: %s", err)
-                    continue
-                for word, slips in found.items():
-                    if slips is None:
-                        known.add(word)
-                    near.setdefault(word, set()).update(slips or ())
-            return known, near
-
         def run() -> dict[str, str]:
             fixes: dict[str, str] = {}
-            home_known, home_near = read(household)
-            docs_known, docs_near = read(bundled) if bundled else (set(), {})
+            home_known, home_near = _spellings_of(household, words)
+            docs_known, docs_near = _spellings_of(bundled, words) if bundled else (set(), {})
             for w in words:
                 if w in home_known:
                     continue
@@ -1024,22 +1027,10 @@ class Documents:
         readings = separable_verbs(question, tongue)
         if not readings:
             return question
-        spellers = [self.databases[n].spellings for n in self.user_databases()]
+        spellers: list[Speller] = [self.databases[n].spellings for n in self.user_databases()]
         infinitives = [joined for joined, _ in readings]
-
-        def said() -> str | None:
-            for speller in spellers:
-                try:
-                    known = speller(infinitives)
-                except (sqlite3.Error, Unavailable) as err:
-                    _LOGGER.debug("spelling lookup failed: %s", err)
-                    continue
-                for joined, rewritten in readings:
-                    if joined in known and known[joined] is None:
-                        return rewritten
-            return None
-
-        return await off_loop(said) or question
+        known, _ = await off_loop(functools.partial(_spellings_of, spellers, infinitives))
+        return next((rewritten for joined, rewritten in readings if joined in known), question)
 
     def problems(self) -> list[str]:
         """What is wrong with the registry or a database, for readiness (empty when well)."""
