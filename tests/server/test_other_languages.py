@@ -187,6 +187,26 @@ async def test_a_compound_is_said_by_its_last_part_under_a_compound_of_its_first
         assert said > relevance.word_coverage(asked, None, line, weak=["Dachboden"])
 
 
+async def test_whose_a_thing_is_is_said_by_a_compounds_first_part(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "der Schlüssel fürs Gartenhaus" is the "Gartenhausschlüssel": German joins whose a
+    thing is onto its front. The key of something else is still not it."""
+    notes = (
+        "# Schlüssel\n\nDer Gartenhausschlüssel hängt am Haken in der Garage.\n"
+        "Der Ersatzschlüssel fürs Auto liegt in der Küchenschublade.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"schluessel.md": notes})
+    body = await _asked(client, "Wo ist der Schlüssel fürs Gartenhaus?", "de")
+    assert "Garage" in body["result"], body
+    body = await _asked(client, "Wo ist der Schlüssel fürs Fahrrad?", "de")
+    assert "Küchenschublade" not in body["result"], body
+    with asked_in("de"):
+        asked = "Wie hoch ist die Selbstbeteiligung vom Hausrat?"
+        assert relevance.names_whose(asked, "Hausratversicherung: 150 € je Schaden")
+        assert not relevance.names_whose(asked, "Kfz-Versicherung: 300 € je Schaden")
+
+
 async def test_a_separable_verbs_particle_is_read_with_its_verb(
     make_client: Client, tmp_path: Path
 ) -> None:

@@ -1057,6 +1057,7 @@ def names_whose(question: str, *texts: str) -> bool:
         return (
             stem_in(tongue, w) in have
             or (joined and _compound_said(stem_in(tongue, w), have))
+            or (joined and _modifies(stem_in(tongue, w), have))
             or foreign_thesaurus.said_by(tongue, w, asked, have)  # "del plomero": "Fontanero"
         )
 
@@ -1070,6 +1071,14 @@ def names_whose(question: str, *texts: str) -> bool:
     owners = {stem_in(tongue, w) for phrase in chain for w in phrase}
     function = {stem_in(tongue, w) for w in stop_words_of(question)}
     return not any(_others_thing(t, tongue, thing, owners, function) for t in texts)
+
+
+def _modifies(word: str, stems: frozenset[str]) -> bool:
+    """Whether a word is the first part of a compound of the stems: whose a thing is, as
+    German and Dutch join it ("die Versicherung vom Hausrat" is the "Hausratversicherung")."""
+    return len(word) > MODIFIER_MIN and any(
+        len(s) >= len(word) + HEAD_MIN and s.startswith(word) for s in stems
+    )
 
 
 def _others_thing(
