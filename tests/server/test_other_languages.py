@@ -187,6 +187,20 @@ async def test_a_compound_is_said_by_its_last_part_under_a_compound_of_its_first
         assert said > relevance.word_coverage(asked, None, line, weak=["Dachboden"])
 
 
+async def test_two_asked_words_are_said_by_a_compounds_last_two_parts(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "Darf ich mittags Hecke schneiden?" is answered by the line about the
+    "Akkuheckenschneider": the two words are the compound's parts after its first."""
+    notes = (
+        "# Garten\n\nDer Akkuheckenschneider läuft nicht mittags (13 bis 15 Uhr Ruhe).\n"
+        "Der Komposthaufen wird im Herbst umgesetzt.\n"
+    )
+    client = await household_client(make_client, tmp_path / "roots", {"garten.md": notes})
+    body = await _asked(client, "Darf ich mittags Hecke schneiden?", "de")
+    assert "13 bis 15 Uhr" in body["result"], body
+
+
 async def test_whose_a_thing_is_is_said_by_a_compounds_first_part(
     make_client: Client, tmp_path: Path
 ) -> None:

@@ -1344,7 +1344,8 @@ def _short_head_met(tongue: str, word: str, whole: frozenset[str]) -> bool:
 
 def _joined_in(tongue: str, words: tuple[str, ...], whole: frozenset[str]) -> frozenset[str]:
     """The question's words that a compound of the texts joins ("Strom" and "verbraucht"
-    in "Stromverbrauch", "Garten" and "Wasserhahn" in "Gartenwasserhahn")."""
+    in "Stromverbrauch", "Garten" and "Wasserhahn" in "Gartenwasserhahn"), also behind
+    a first part of its own ("Hecke schneiden" in "Akkuheckenschneider")."""
     found: set[str] = set()
     stems = {w: stem_in(tongue, w) for w in words}
     for t in whole:
@@ -1352,9 +1353,10 @@ def _joined_in(tongue: str, words: tuple[str, ...], whole: frozenset[str]) -> fr
             continue
         for a in words:
             for first in {a, stems[a]}:
-                if len(first) < 3 or not t.startswith(first):
+                at = t.find(first)
+                if len(first) < 3 or at < 0 or 0 < at < MODIFIER_MIN:
                     continue
-                rest = t[len(first) :]
+                rest = t[at + len(first) :]
                 for r in (rest, *(rest[len(k) :] for k in LINKING if rest.startswith(k))):
                     if len(r) < HEAD_MIN:
                         continue
