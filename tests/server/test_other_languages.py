@@ -201,6 +201,22 @@ async def test_two_asked_words_are_said_by_a_compounds_last_two_parts(
     assert "13 bis 15 Uhr" in body["result"], body
 
 
+async def test_a_name_after_a_spelled_out_title_is_whose_the_thing_is(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "il codice del cancello della signora Bassi" asks for Bassi's gate code, as "della
+    Sig.ra Bassi" does: the household's own gate code is no answer."""
+    notes = "# Casa\n\nIl codice del cancello è 4412.\n"
+    client = await household_client(make_client, tmp_path / "roots", {"casa.md": notes})
+    body = await _asked(client, "Qual è il codice del cancello?", "it")
+    assert "4412" in body["result"], body
+    body = await _asked(client, "Qual è il codice del cancello della signora Bassi?", "it")
+    assert "4412" not in body["result"], body
+    with asked_in("it"):
+        assert relevance.names_named_owner("l'IBAN del signor Bassi", "IBAN di Bassi: IT60X05")
+        assert not relevance.names_named_owner("l'IBAN del signor Bassi", "IBAN: IT60X05")
+
+
 async def test_whose_a_thing_is_is_said_by_a_compounds_first_part(
     make_client: Client, tmp_path: Path
 ) -> None:

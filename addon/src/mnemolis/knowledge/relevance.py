@@ -1242,7 +1242,11 @@ _AT_HOME_OF = re.compile(
 # Dutch capitals mark every noun, and Dutch "de" is "the": neither tells a name.
 _OWNER_OF = re.compile(
     r"(?<=\w)[\s,]+(?:de|di|da|do|du|del|della|dello|dos|das|d['\u2019])\s*"
-    r"(?:(?:Sr|Sra|Sig|Sig\.ra|Dr|Dra|Dott|M|Mme|Mlle)\.?\s+)?"
+    r"(?:(?:Sr|Sra|Sig|Sig\.ra|Dr|Dra|Dott|M|Mme|Mlle)\.?\s+"
+    # The titles spelled out: "della signora Zanardi", "do senhor Amândio".
+    r"|(?i:se[ñn]or|se[ñn]ora|se[ñn]orita|don|do[ñn]a|senhor|senhora|dona|signor|signore"
+    r"|signora|signorina|monsieur|madame|mademoiselle|doctor|doctora|docteur|dottore"
+    r"|dottoressa|doutor|doutora)\s+)?"
     r"([A-ZÀ-ÖØ-Þ][\w-]*)"
 )
 
