@@ -217,6 +217,22 @@ async def test_a_name_after_a_spelled_out_title_is_whose_the_thing_is(
         assert not relevance.names_named_owner("l'IBAN del signor Bassi", "IBAN: IT60X05")
 
 
+async def test_what_has_the_thing_asked_is_whose_it_is(make_client: Client, tmp_path: Path) -> None:
+    """ "¿Qué número de póliza tiene el seguro del coche?" asks for the car insurance's
+    number (what "has" it), as "¿Cuál es el número de póliza del seguro del coche?" does:
+    the home insurance's policy number is no answer."""
+    notes = "# Seguros\n\nSeguro de hogar: póliza número HG-20417, con Mirador.\n"
+    client = await household_client(make_client, tmp_path / "roots", {"seguros.md": notes})
+    body = await _asked(client, "¿Qué número de póliza tiene el seguro de hogar?", "es")
+    assert "HG-20417" in body["result"], body
+    body = await _asked(client, "¿Qué número de póliza tiene el seguro del coche?", "es")
+    assert "HG-20417" not in body["result"], body
+    with asked_in("fr"):
+        asked = "Quel code a le portail du jardin ?"
+        assert relevance.names_whose(asked, "Portail du jardin : code 1234")
+        assert not relevance.names_whose(asked, "Portail du garage : code 1234")
+
+
 async def test_whose_a_thing_is_is_said_by_a_compounds_first_part(
     make_client: Client, tmp_path: Path
 ) -> None:

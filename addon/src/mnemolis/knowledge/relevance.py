@@ -1024,6 +1024,13 @@ _WHICH_IS = re.compile(
     rf"\s+{_BEFORE_NOUN}+{_PHRASE}",
     re.I,
 )
+# "¿Qué número tiene el seguro …?", "Quel code a le portail ?": the thing, then what has it.
+_WHAT_HAS = re.compile(
+    r"\W*(?:qu[eé]|quel(?:le)?s?|che|quale|qual|quais)\s+\w[\w-]*"
+    r"(?:\s+(?:de|di|da|do)\s+\w[\w-]*)?\s+(?:tiene|tienen|tem|t[êe]m|ha|hanno|a|ont)\s+"
+    rf"{_BEFORE_NOUN}{_PHRASE}",
+    re.I,
+)
 _WHOSE = re.compile(
     rf"\s+(?:(?P<bare>de|di|da|do)\s+(?P<art>{_BEFORE_NOUN}*)|d'\s*{_BEFORE_NOUN}*"
     rf"|(?:del|du|des|della|dello|dei|degli|delle|dos|das)\s+{_BEFORE_NOUN}*){_PHRASE}",
@@ -1182,6 +1189,14 @@ def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
     whose = _WHOSE.match(question, start) if head else None
     wanted = content_words(question)
     chain: list[tuple[str, ...]] = []
+    has = _WHAT_HAS.match(question) if tongue in _ROMANCE and head is None else None
+    if has is not None:
+        # "¿Qué número de póliza tiene el seguro del coche?": what has it is whose it is.
+        owner = tuple(w for w in content_words(has.group("np")) if w in wanted)
+        if owner and not any(w[:1].isupper() for w in _WORD.findall(has.group("np"))):
+            chain.append(owner)
+            start = has.end()
+            whose = _WHOSE.match(question, start)
     while whose is not None:
         phrase = whose.group("np")
         if any(w[:1].isupper() for w in _WORD.findall(phrase)):
