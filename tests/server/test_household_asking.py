@@ -2259,3 +2259,28 @@ async def test_a_kind_of_pet_is_what_a_rule_about_pets_speaks_of(
     assert "written consent" in body["result"], body["result"]
     body = await ask(client, "Where does the rabbit's hutch go?")
     assert body["source_used"] == "none", body["result"]
+
+
+async def test_what_they_hope_it_brings_about_is_no_part_of_the_question(
+    make_client: Client, tmp_path: Path, embedding_model: Path
+) -> None:
+    """ "What should I set the heat pump to in winter so our power bill stays low?" asks
+    the setting: the manual's line on running costs answers, though it says
+    nothing of a bill (the model measures the question without the wish)."""
+    manual = (
+        "<html><body><h1>Heat pump KX-40</h1>"
+        "<h2>Remote control</h2><p>The fan button steps through low, medium and high; the"
+        " timer button sets an hour to switch off.</p>"
+        "<h2>Running costs</h2><p>Each degree lower on the thermostat cuts heating costs"
+        " by about a tenth. We recommend 19 degrees in winter.</p>"
+        "<h2>Ice on the outdoor unit</h2><p>On frosty mornings the outdoor unit melts its"
+        " own ice and blows no warm air for a few minutes.</p></body></html>"
+    )
+    bills = "# Bills\n\n- Power bill: Sunline Energy, paid quarterly by direct debit.\n"
+    files = {"heat-pump.html": manual, "bills.md": bills}
+    client = await model_household_client(make_client, tmp_path, embedding_model, files)
+    question = "what should I set the heat pump to in winter so our power bill stays low?"
+    body = await ask(client, question)
+    assert "19 degrees" in body["result"], body["result"]
+    assert relevance.without_hopes(question) == "what should I set the heat pump to in winter?"
+    assert relevance.without_hopes("What do I say so it saves a note?") is None

@@ -257,6 +257,8 @@ _PURPOSE = re.compile(
     r"|[,.;!?]\s*(?:need|have|want|got)\s+to\b(?P<bare>.*)$"
     r"|[,;]\s*(?:like|such as|for example|for instance|e\.g\.)\s+(?P<example>.*)$"
     r"|\s(?:so|so that) (?:i|we|you) (?:can|could)\s+(?P<able>.*)$"
+    # "… at night so our gas bill stays low?": what they want it to bring about.
+    r"|\s(?:so|so that) (?:the|my|our|their) (?P<result>.*)$"
     r"|[,.;!?]\s*(?:i|we)(?:'m| am|'re| are)\s+(?P<doing>\w+ing\b.*)$"
     r"|[,.;!?]\s*(?:(?:i|we)(?:'ll| will)? (?:need|want) (?:it|them|this|that)|it's|it is)"
     r" for\b(?P<use>.*)$"
@@ -490,6 +492,21 @@ def only_tells(question: str) -> bool:
     what to do about it is what is asked."""
     text = _GREETING.sub("", question).strip()
     return "?" not in text and re.match(rf"(?:{_OPENER}|{_OPENING.pattern})", text, re.I) is None
+
+
+_HOPED = ("able", "result", "wish")  # ``_PURPOSE``'s groups saying why they ask
+
+
+def without_hopes(question: str) -> str | None:
+    """The question without what they hope it brings about, when it ends with that ("What
+    should I set it to at night so our gas bill stays low?"); else None."""
+    if foreign(question) or _told(question)[0]:
+        return None
+    why = _PURPOSE.search(question)
+    if why is None or all(why.group(g) is None for g in _HOPED):
+        return None
+    head = question[: why.start()].rstrip(" ,;")
+    return f"{head}?" if len(_own_words(head)) >= 2 else None
 
 
 def asked_alone(question: str) -> str | None:

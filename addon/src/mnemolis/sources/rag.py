@@ -1223,7 +1223,11 @@ async def relevant_passages(
     if not names:
         return []
     pool = await store.search_all(
-        search or question, limit=FAQ_CANDIDATES, mode="hybrid", databases=names, failed=failed
+        search or relevance.without_hopes(question) or question,
+        limit=FAQ_CANDIDATES,
+        mode="hybrid",
+        databases=names,
+        failed=failed,
     )
     if search is None:
         # The FAQ's own entry for a question asked word for word, which the words find
