@@ -218,15 +218,15 @@ async def test_a_name_after_a_spelled_out_title_is_whose_the_thing_is(
 
 
 async def test_what_has_the_thing_asked_is_whose_it_is(make_client: Client, tmp_path: Path) -> None:
-    """ "¿Qué número de póliza tiene el seguro del coche?" asks for the car insurance's
-    number (what "has" it), as "¿Cuál es el número de póliza del seguro del coche?" does:
-    the home insurance's policy number is no answer."""
-    notes = "# Seguros\n\nSeguro de hogar: póliza número HG-20417, con Mirador.\n"
-    client = await household_client(make_client, tmp_path / "roots", {"seguros.md": notes})
-    body = await _asked(client, "¿Qué número de póliza tiene el seguro de hogar?", "es")
-    assert "HG-20417" in body["result"], body
-    body = await _asked(client, "¿Qué número de póliza tiene el seguro del coche?", "es")
-    assert "HG-20417" not in body["result"], body
+    """ "¿Qué código tiene la alarma del garaje?" asks for the garage alarm's code (what
+    "has" it), as "¿Cuál es el código de la alarma del garaje?" does: the house alarm's
+    code is no answer."""
+    notes = "# Casa\n\nAlarma de casa: el código es 4721, se desactiva en la entrada.\n"
+    client = await household_client(make_client, tmp_path / "roots", {"casa.md": notes})
+    body = await _asked(client, "¿Qué código tiene la alarma de casa?", "es")
+    assert "4721" in body["result"], body
+    body = await _asked(client, "¿Qué código tiene la alarma del garaje?", "es")
+    assert "4721" not in body["result"], body
     with asked_in("fr"):
         asked = "Quel code a le portail du jardin ?"
         assert relevance.names_whose(asked, "Portail du jardin : code 1234")
@@ -248,9 +248,9 @@ async def test_whose_a_thing_is_is_said_by_a_compounds_first_part(
     body = await _asked(client, "Wo ist der Schlüssel fürs Fahrrad?", "de")
     assert "Küchenschublade" not in body["result"], body
     with asked_in("de"):
-        asked = "Wie hoch ist die Selbstbeteiligung vom Hausrat?"
-        assert relevance.names_whose(asked, "Hausratversicherung: 150 € je Schaden")
-        assert not relevance.names_whose(asked, "Kfz-Versicherung: 300 € je Schaden")
+        asked = "Welche Nummer hat der Schlüssel vom Briefkasten?"
+        assert relevance.names_whose(asked, "Briefkastenschlüssel: Nummer 14")
+        assert not relevance.names_whose(asked, "Kellerschlüssel: Nummer 14")
 
 
 async def test_a_separable_verbs_particle_is_read_with_its_verb(

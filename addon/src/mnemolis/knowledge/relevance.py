@@ -1041,7 +1041,7 @@ _WHICH_IS = re.compile(
     rf"\s+{_BEFORE_NOUN}+{_PHRASE}",
     re.I,
 )
-# "¿Qué número tiene el seguro …?", "Quel code a le portail ?": the thing, then what has it.
+# "¿Qué código tiene la alarma …?", "Quel code a le portail ?": the thing, then what has it.
 _WHAT_HAS = re.compile(
     r"\W*(?:qu[eé]|quel(?:le)?s?|che|quale|qual|quais)\s+\w[\w-]*"
     r"(?:\s+(?:de|di|da|do)\s+\w[\w-]*)?\s+(?:tiene|tienen|tem|t[êe]m|ha|hanno|a|ont)\s+"
@@ -1099,7 +1099,7 @@ def names_whose(question: str, *texts: str) -> bool:
 
 def _modifies(word: str, stems: frozenset[str]) -> bool:
     """Whether a word is the first part of a compound of the stems: whose a thing is, as
-    German and Dutch join it ("die Versicherung vom Hausrat" is the "Hausratversicherung")."""
+    German and Dutch join it ("der Schlüssel vom Briefkasten" is the "Briefkastenschlüssel")."""
     return len(word) > MODIFIER_MIN and any(
         len(s) >= len(word) + HEAD_MIN and s.startswith(word) for s in stems
     )
@@ -1208,7 +1208,7 @@ def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
     chain: list[tuple[str, ...]] = []
     has = _WHAT_HAS.match(question) if tongue in _ROMANCE and head is None else None
     if has is not None:
-        # "¿Qué número de póliza tiene el seguro del coche?": what has it is whose it is.
+        # "¿Qué código tiene la alarma del garaje?": what has it is whose it is.
         owner = tuple(w for w in content_words(has.group("np")) if w in wanted)
         if owner and not any(w[:1].isupper() for w in _WORD.findall(has.group("np"))):
             chain.append(owner)
@@ -1275,7 +1275,7 @@ _AT_HOME_OF = re.compile(
 _OWNER_OF = re.compile(
     r"(?<=\w)[\s,]+(?:de|di|da|do|du|del|della|dello|dos|das|d['\u2019])\s*"
     r"(?:(?:Sr|Sra|Sig|Sig\.ra|Dr|Dra|Dott|M|Mme|Mlle)\.?\s+"
-    # The titles spelled out: "della signora Zanardi", "do senhor Amândio".
+    # The titles spelled out: "della signora Bassi", "do senhor Lopes".
     r"|(?i:se[ñn]or|se[ñn]ora|se[ñn]orita|don|do[ñn]a|senhor|senhora|dona|signor|signore"
     r"|signora|signorina|monsieur|madame|mademoiselle|doctor|doctora|docteur|dottore"
     r"|dottoressa|doutor|doutora)\s+)?"
