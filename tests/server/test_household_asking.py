@@ -2284,3 +2284,25 @@ async def test_what_they_hope_it_brings_about_is_no_part_of_the_question(
     assert "19 degrees" in body["result"], body["result"]
     assert relevance.without_hopes(question) == "what should I set the heat pump to in winter?"
     assert relevance.without_hopes("What do I say so it saves a note?") is None
+
+
+async def test_whose_code_is_asked_names_the_thing_it_opens(
+    make_client: Client, tmp_path: Path
+) -> None:
+    """ "What's the code for the garden gate?" asks the gate's code: a memory of the key
+    tin's code, tagged "garden", does not answer it, though it says "code" and "garden";
+    asked for the tin's code, the memory answers."""
+    notes = "# Outside\n\n- Bins go out on Sunday night.\n"
+    client = await household_client(make_client, tmp_path / "roots", {"outside.md": notes})
+    memory = {
+        "content": "The shed key is in the blue tin by the back door, code 4471.",
+        "tags": ["keys", "garden"],
+    }
+    assert (await client.post("/api/memories", json=memory)).status == 201
+    body = await ask(client, "what's the code for the key tin?")
+    assert "4471" in body["result"], body["result"]
+    body = await ask(client, "what's the code for the garden gate?")
+    assert "4471" not in body["result"], body["result"]
+    asked = "what's the code for the garden gate?"
+    assert relevance.names_whose(asked, "Gate padlock: code 0318")
+    assert not relevance.names_whose(asked, "The key tin's code is 4471.", "keys, garden")

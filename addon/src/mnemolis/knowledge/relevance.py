@@ -1064,6 +1064,15 @@ _WHOSE_GERMAN = re.compile(
 )
 
 
+# "What's the code for the garage door?", "which is the number of the vet?": an English
+# question whose every word after "for"/"of"/"on the" says whose the thing asked is.
+_WHOSE_ENGLISH = re.compile(
+    r"\W*(?:what|which)(?:'s|s| is| are| was)? (?:the|our|my) [a-z]+(?: [a-z]+)? (?:for|of|on)"
+    r" (?:the|our|my) (?P<np>[a-z]+(?: [a-z]+)?)\W*$",
+    re.I,
+)
+
+
 def names_whose(question: str, *texts: str) -> bool:
     """Whether the texts say at least half of the common nouns of each phrase that says
     whose the thing asked is (``_whose_of``): a doctor's phone number is no health card's
@@ -1072,6 +1081,17 @@ def names_whose(question: str, *texts: str) -> bool:
     if not chain:
         return True
     tongue = foreign(question) or ""
+    if not tongue:
+        # In English the phrase's head, its last noun, must be said (or a synonym of it):
+        # "the house alarm" is not the lockbox a line tagged "house" speaks of.
+        english = frozenset().union(*(words_of(t) for t in texts))
+        alternatives = synonyms(question)
+
+        def said(word: str) -> bool:
+            head = stem(fold(word))
+            return head in english or any(m <= english for m in alternatives.get(head, ()))
+
+        return all(said(phrase[-1]) for phrase in chain)
     have: frozenset[str] = frozenset().union(*(stems_in(tongue, t) for t in texts))
     joined = joins_compounds(tongue)
 
@@ -1201,6 +1221,12 @@ def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
         return ((content_words(after.group("np")),) if after else ()) + at_home
     if tongue == "Dutch":
         return at_home
+    if tongue is None:
+        # "What's the code for the house alarm?": the alarm's code, not the lockbox's.
+        m = _WHOSE_ENGLISH.match(question)
+        np = m.group("np") if m is not None else ""
+        words = tuple(w for w in content_words(np) if w not in FUNCTION_WORDS)
+        return ((words,) if words else ()) + at_home
     head = _WHICH_IS.match(question) if tongue in _ROMANCE else None
     start = head.end() if head else 0
     whose = _WHOSE.match(question, start) if head else None
