@@ -1546,24 +1546,22 @@ async def test_you_guys_is_no_part_of_what_is_asked(make_client: Client, tmp_pat
 async def test_what_temp_asks_for_a_temperature_and_a_wish_is_an_aside(
     make_client: Client, tmp_path: Path
 ) -> None:
-    """ "What temp should the split system be on in winter if we don't want a massive
-    power bill?": "temp" is the temperature asked for, which "20 degrees" gives, and
-    what they wish for ("… if we don't want …") says why they ask, not what about. A
-    condition on the thing ("who do I call if the toilet overflows?") is still asked."""
+    """ "What temp should the heat pump be on at night if we don't want a huge gas bill?":
+    "temp" is the temperature asked for, which "17 degrees" gives, and what they wish
+    for ("… if we don't want …") says why they ask, not what about. A condition on the
+    thing ("who do I call if the toilet overflows?") is still asked."""
     manual = (
-        "<html><body><h1>Koolaire split system</h1><h2>Using the remote control</h2>"
-        "<p>Press MODE to cycle through Cool, Heat, Dry, Fan and Auto. For the most "
-        "economical running, set 24 degrees in summer and 20 degrees in winter.</p>"
-        "<h2>Cleaning the filters</h2><p>Clean the two air filters every two weeks in "
-        "winter and summer.</p></body></html>"
+        "<html><body><h1>Heat pump HP-9</h1><h2>The remote</h2>"
+        "<p>MODE switches between Heat, Cool and Fan. For low running costs keep it at "
+        "17 degrees at night and 20 degrees in the day.</p>"
+        "<h2>Filters</h2><p>Rinse both filters under the tap once a month.</p>"
+        "</body></html>"
     )
-    client = await notes_client(make_client, tmp_path, {"aircon-manual.html": manual})
-    question = (
-        "what temp should the split system be on in winter if we don't want a massive power bill"
-    )
-    await says(client, question, "20 degrees")
+    client = await notes_client(make_client, tmp_path, {"heat-pump.html": manual})
+    question = "what temp should the heat pump be on at night if we don't want a huge gas bill"
+    await says(client, question, "17 degrees")
     assert relevance.ASKS_TEMPERATURE.match("what temp is the oven?")
-    assert {"massive", "power", "bill"} <= relevance._aside_words(question)
+    assert {"huge", "gas", "bill"} <= relevance._aside_words(question)
     assert not relevance._aside_words("who do I call if the toilet overflows?")
 
 

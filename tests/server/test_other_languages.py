@@ -758,9 +758,9 @@ def test_whose_thing_is_asked_must_be_said() -> None:
         ),
         (
             "pt",
-            "Tens o telemóvel do Sr. Amândio?",
+            "Tens o telemóvel do Sr. Lopes?",
             "Telemóvel do Sr. Rui: 912 345 678.",
-            "Telemóvel do Sr. Amândio: 912 345 678.",
+            "Telemóvel do Sr. Lopes: 912 345 678.",
         ),
     ):
         _answered_by_its_own_line(language, asked, other, own)

@@ -265,7 +265,7 @@ _PURPOSE = re.compile(
     r"|\s(?:including|incl\.?)\s+(?P<part>.*)$"
     # "Which network should I pick when I connect my laptop?": when they will use it.
     r"|\s(?:when|whenever|once) (?:i|we|they|you) (?P<when>(?!\w+ed\b)\w+\b.*)$"
-    # "What temp should it be on if we don't want a massive power bill?": what they wish
+    # "What temp should it be on if we don't want a huge gas bill?": what they wish
     # for, not what is asked (a condition on the thing, "if the toilet overflows", is).
     r"|\s(?:if|as|since|because) (?:i|we) (?:really )?(?:don't |do not |dont )?"
     r"(?:want|wanna)\b(?P<wish>.*)$"
@@ -1243,7 +1243,7 @@ def _whose_of(question: str) -> tuple[tuple[str, ...], ...]:
     while whose is not None:
         phrase = whose.group("np")
         if any(w[:1].isupper() for w in _WORD.findall(phrase)):
-            break  # "de la signora Zanardi": a name, with its title, is ``_owners_of``'s
+            break  # "della signora Bassi": a name, with its title, is ``_owners_of``'s
         # "el número de póliza": one thing, which ``_thing_of`` reads as such; whose it
         # is may follow ("… del seguro del coche").
         one_thing = _bare(whose) and whose.start() == start
@@ -1296,7 +1296,7 @@ _AT_HOME_OF = re.compile(
 
 # Whose the thing asked is, in a Romance language: a name (written with its capital) after
 # "de", "di", "da", "do", "du", "del", "d'" ("le numéro de l'orthodontiste de Léa", "il
-# passaporto di Matilde", "o telemóvel do Sr. Amândio"), a title between them. German and
+# passaporto di Matilde", "o telemóvel do Sr. Lopes"), a title between them. German and
 # Dutch capitals mark every noun, and Dutch "de" is "the": neither tells a name.
 _OWNER_OF = re.compile(
     r"(?<=\w)[\s,]+(?:de|di|da|do|du|del|della|dello|dos|das|d['\u2019])\s*"
