@@ -1075,8 +1075,9 @@ _WHOSE_ENGLISH = re.compile(
 
 def names_whose(question: str, *texts: str) -> bool:
     """Whether the texts say at least half of the common nouns of each phrase that says
-    whose the thing asked is (``_whose_of``): a doctor's phone number is no health card's
-    number, though it is a number and names the same child. True for other questions."""
+    whose the thing asked is (``_whose_of``; in English the phrase's last noun): a
+    doctor's phone number is no health card's number, though it is a number and names
+    the same child. True for other questions."""
     chain = _whose_of(question)
     if not chain:
         return True
